@@ -1,0 +1,87 @@
+// The invariant catalogue (DESIGN §5, spec §6): one named check per invariant, each
+// returning OK or structured violations that say which chunk/request/rank/row and why.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference/caseio/case.h"
+#include "reference/planner/plan.h"
+
+namespace cp {
+
+enum class InvariantId {
+  I1_workspace_div_dcp,
+  I2_nonempty_chunk_width,
+  I3_coverage,
+  I4_global_row_budget,
+  I5_page_aligned_starts,
+  I6_virtual_block_alignment,
+  I7_local_row_budget,
+  I8_local_length_bookkeeping,
+  I9_reorg_exact,
+  I10_gather_start_semantics,
+  I11_config_validity,
+  I12_merge_preconditions,
+  I13_context_prefix,
+};
+inline constexpr int kNumInvariants = 13;
+
+struct InvariantInfo {
+  InvariantId id;
+  std::string_view tag;   // "I-6"
+  std::string_view name;  // "I6_virtual_block_alignment"
+  std::string_view summary;
+};
+std::span<const InvariantInfo> all_invariants();
+const InvariantInfo& info(InvariantId id);
+// Accepts "I-6", "I6", "6" or the full name.
+bool parse_invariant(std::string_view s, InvariantId& out);
+
+struct Violation {
+  int chunk = -1;
+  int request = -1;
+  int rank = -1;
+  std::int64_t row = -1;
+  std::string expected;
+  std::string got;
+  std::string reason;
+};
+
+enum class Verdict { ok, violated, not_applicable, not_evaluated };
+std::string_view name(Verdict v);
+
+struct InvariantResult {
+  InvariantId id{};
+  Verdict verdict = Verdict::ok;
+  std::vector<Violation> violations;  // the first few (kMaxRecorded)
+  std::int64_t total_violations = 0;
+  std::string note;                   // why not applicable / not evaluated, or context
+};
+inline constexpr std::size_t kMaxRecorded = 8;
+
+// One check. `plan` must come from make_plan(c).
+InvariantResult check(InvariantId id, const Case& c, const Plan& plan);
+
+enum class Outcome { ok, assert_fired, violation };
+std::string_view name(Outcome o);
+
+struct Evaluation {
+  Case c;
+  Plan plan;
+  std::vector<InvariantResult> results;  // all 13, catalogue order
+  Outcome outcome = Outcome::ok;
+  bool violated(InvariantId id) const { return results[static_cast<std::size_t>(id)].verdict == Verdict::violated; }
+  const AssertFailure* first_assert() const { return plan.asserts.empty() ? nullptr : &plan.asserts.front(); }
+  // DESIGN §8: 0 holds, 1 finding.
+  int exit_code() const { return outcome == Outcome::ok ? 0 : 1; }
+};
+
+// make_plan + every check + the outcome: an assert that fires (with asserts=on) wins over
+// invariant violations, which win over ok. Throws CaseError/ArithmeticError on bad input.
+Evaluation evaluate(const Case& c);
+
+}  // namespace cp

@@ -1,0 +1,106 @@
+// Configuration and merge bookkeeping: I-11, I-12, I-13.
+#include "invariants/violation_sink.h"
+#include "reference/dcp/ownership.h"
+
+namespace cp::detail {
+
+InvariantResult check_I11(const Case& c, const Plan&) {
+  Sink s(InvariantId::I11_config_validity);
+  // parse_case/validate_case already reject I > B and I not dividing B (exit 2); this check
+  // restates the rule and confirms the slot-mapping decomposition on one virtual block.
+  if (c.interleave > c.block || c.block % c.interleave != 0) {
+    s.add({.expected = "I <= B and B mod I == 0", .got = "I=" + str(c.interleave) + " B=" + str(c.block),
+           .reason = "slot mapping pos // (B*W) no longer matches owner = (pos / I) mod W"});
+    return s.done();
+  }
+  const Int I = c.interleave, W = c.dcp, B = c.block;
+  const std::int64_t span = std::min<std::int64_t>(c.block * c.dcp * 2, 1 << 16);
+  for (std::int64_t pos = 0; pos < span; ++pos) {
+    const Int P = pos;
+    const Int vbo = floormod(P, B * W);
+    const Int owner_slot = floormod(floordiv(vbo, I), W);
+    const Int off = floordiv(vbo, I * W) * I + floormod(vbo, I);
+    const Int slot_local = floordiv(P, B * W) * B + off;
+    if (owner_slot != owner_rank(P, I, W) || slot_local != local_index(P, I, W)) {
+      s.add({.row = pos, .expected = "slot mapping == ownership formula", .got = "differs at position " + str(pos)});
+      break;
+    }
+  }
+  return s.done();
+}
+
+InvariantResult check_I12(const Case& c, const Plan& p) {
+  Sink s(InvariantId::I12_merge_preconditions);
+  if (!p.built) return s.not_evaluated();
+  if (p.chunks.empty()) return s.not_applicable("no context chunks: no merge of context partials");
+  const bool triton = c.platform == Platform::rocm;  // the CUDA merge kernel is used only on CUDA (S12)
+  if (p.packed) {
+    // No chunk may hold an empty span: two empty partials must never meet.
+    for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
+      for (const auto& e : p.chunks[ci].entries)
+        if (e.len == 0)
+          s.add({.chunk = static_cast<int>(ci), .request = e.request, .expected = "non-empty span",
+                 .got = "empty span", .reason = "an empty partial would be merged"});
+    s.note("packed planner: context-free prefills get an explicit (0, -inf) partial");
+    return s.done();
+  }
+  // Old planner: out_0 = chunk 0, out_c = merge(out_{c-1}, chunk c) for every prefill.
+  const auto qsl = query_start_loc(c);
+  const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
+  const std::size_t P = p.prefills.size();
+  for (std::size_t b = 0; b < P; ++b) {
+    bool empty = p.chunks[0].entries[b].len == 0;
+    for (std::size_t ci = 1; ci < p.chunks.size(); ++ci) {
+      const bool chunk_empty = p.chunks[ci].entries[b].len == 0;
+      if (empty && chunk_empty) {
+        const int r = p.prefills[b];
+        const std::int64_t first_tok = qsl[static_cast<std::size_t>(r)] - base;
+        const bool masked = p.prefill_tokens_with_context && first_tok >= *p.prefill_tokens_with_context;
+        if (!triton) {
+          s.note("empty+empty merges occur but go through the CUDA kernel, which copies the prefix and writes -inf");
+        } else if (!masked) {
+          s.add({.chunk = static_cast<int>(ci), .request = r,
+                 .expected = "no merge of two empty partials on the Triton path",
+                 .got = "lse -inf and -inf at chunk " + str(static_cast<std::int64_t>(ci)),
+                 .reason = "Triton merge_attn_states gives NaN output and NaN lse, which survives later merges"});
+        }
+        break;
+      }
+      empty = empty && chunk_empty;
+    }
+  }
+  return s.done();
+}
+
+InvariantResult check_I13(const Case& c, const Plan& p) {
+  Sink s(InvariantId::I13_context_prefix);
+  if (p.packed) {
+    // Explicit empty ranges: they must be exactly the context-free prefills' tokens.
+    const auto qsl = query_start_loc(c);
+    const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
+    std::size_t k = 0;
+    for (int r : p.prefills) {
+      if (c.ctx[static_cast<std::size_t>(r)] != 0) continue;
+      const std::pair<std::int64_t, std::int64_t> want{qsl[r] - base, qsl[r + 1] - base};
+      if (k >= p.empty_token_ranges.size() || p.empty_token_ranges[k] != want)
+        s.add({.request = r, .expected = "empty token range [" + str(want.first) + ", " + str(want.second) + ")",
+               .got = "absent", .reason = "context-free tokens not marked empty"});
+      ++k;
+    }
+    return s.done();
+  }
+  if (!p.prefill_tokens_with_context) return s.not_applicable("this version passes no prefill_tokens_with_context");
+  bool seen_free = false;
+  for (int r : p.prefills) {
+    if (c.ctx[static_cast<std::size_t>(r)] == 0) seen_free = true;
+    else if (seen_free)
+      s.add({.request = r,
+             .expected = "prefills with context precede those without",
+             .got = "request " + str(r) + " has context after a context-free prefill",
+             .reason = "prefill_tokens_with_context = " + str(*p.prefill_tokens_with_context) +
+                       " sends this request's tokens down the suffix-only path"});
+  }
+  return s.done();
+}
+
+}  // namespace cp::detail

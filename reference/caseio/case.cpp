@@ -1,0 +1,227 @@
+#include "reference/caseio/case.h"
+
+#include <charconv>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace cp {
+namespace {
+
+std::int64_t parse_int(const std::string& key, std::string_view s) {
+  if (s.empty()) throw CaseError(key, "empty number");
+  std::int64_t v = 0;
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  if (*first == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec == std::errc::result_out_of_range) throw CaseError(key, "number out of range: '" + std::string(s) + "'");
+  if (ec != std::errc() || ptr != last) throw CaseError(key, "not an integer: '" + std::string(s) + "'");
+  return v;
+}
+
+void check_range(const std::string& key, std::int64_t v, std::int64_t lo, std::int64_t hi) {
+  if (v < lo || v > hi)
+    throw CaseError(key, "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "]");
+}
+
+std::vector<std::int64_t> parse_list(const std::string& key, std::string_view s) {
+  std::vector<std::int64_t> out;
+  if (s.empty()) throw CaseError(key, "empty list");
+  std::size_t pos = 0;
+  while (true) {
+    std::size_t comma = s.find(',', pos);
+    std::string_view item = s.substr(pos, comma == std::string_view::npos ? s.npos : comma - pos);
+    if (item.empty()) throw CaseError(key, "empty entry in list '" + std::string(s) + "'");
+    out.push_back(parse_int(key, item));
+    if (out.size() > static_cast<std::size_t>(CaseLimits::max_requests))
+      throw CaseError(key, "more than " + std::to_string(CaseLimits::max_requests) + " entries");
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::optional<MlaDims> dims_preset(std::string_view name) {
+  if (name == "small") return MlaDims{};
+  // DeepSeek-V3: kv_lora_rank 512, rope 64, nope 128, v 128, 128 heads (spec §4).
+  if (name == "deepseek-v3") return MlaDims{512, 64, 128, 128, 128, "deepseek-v3"};
+  // Kimi-K2: identical MLA dims, 64 heads.
+  if (name == "kimi-k2") return MlaDims{512, 64, 128, 128, 64, "kimi-k2"};
+  return std::nullopt;
+}
+
+const std::vector<CaseKey>& case_keys() {
+  static const std::vector<CaseKey> keys{
+      {"version", "planner version (see `chunkproof versions`), required"},
+      {"platform", "cuda | rocm: selects aot_schedule / align_chunk_to_block (default cuda)"},
+      {"workspace", "workspace rows S, used as is (or give max_model_len and max_num_seqs)"},
+      {"max_model_len", "engine max_model_len; with max_num_seqs the version sizes S"},
+      {"max_num_seqs", "engine max_num_seqs"},
+      {"block", "KV page size B, required"},
+      {"dcp", "decode-context-parallel world size W (default 1)"},
+      {"interleave", "DCP interleave I, must divide block (default 1)"},
+      {"ctx", "comma-separated context lengths, one per request, required"},
+      {"q", "comma-separated new-token counts, one per request, required"},
+      {"asserts", "on | off: off models python -O (asserts stripped; default on)"},
+      {"dims", "small | deepseek-v3 | kimi-k2: MLA shape preset for numerics (default small)"},
+      {"heads", "number of attention heads (overrides the preset)"},
+      {"kv_lora_rank", "latent width L (overrides the preset)"},
+      {"rope_dim", "rope dim (overrides the preset)"},
+      {"nope_dim", "nope dim (overrides the preset)"},
+      {"v_dim", "value dim (overrides the preset)"},
+      {"seed", "seed of the numerics inputs (default 1)"},
+  };
+  return keys;
+}
+
+void validate_case(const Case& c) {
+  if (!dims_preset(c.dims.preset)) throw CaseError("dims", "unknown preset '" + c.dims.preset + "'");
+  if (c.workspace && (c.max_model_len || c.max_num_seqs))
+    throw CaseError("workspace", "give either workspace or max_model_len+max_num_seqs, not both");
+  if (!c.workspace && !(c.max_model_len && c.max_num_seqs)) {
+    if (c.max_model_len) throw CaseError("max_num_seqs", "missing (needed with max_model_len)");
+    if (c.max_num_seqs) throw CaseError("max_model_len", "missing (needed with max_num_seqs)");
+    throw CaseError("workspace", "missing (or give max_model_len and max_num_seqs)");
+  }
+  if (c.workspace) check_range("workspace", *c.workspace, 1, CaseLimits::max_workspace);
+  if (c.max_model_len) check_range("max_model_len", *c.max_model_len, 1, CaseLimits::max_model_len);
+  if (c.max_num_seqs) check_range("max_num_seqs", *c.max_num_seqs, 1, CaseLimits::max_num_seqs);
+  check_range("block", c.block, 1, CaseLimits::max_block);
+  check_range("dcp", c.dcp, 1, CaseLimits::max_dcp);
+  check_range("interleave", c.interleave, 1, c.block);
+  // I-11: the slot mapping decomposes pos // (B*W) into whole interleave groups only if I | B.
+  if (c.block % c.interleave != 0)
+    throw CaseError("interleave", "interleave " + std::to_string(c.interleave) + " does not divide block " +
+                                      std::to_string(c.block));
+  const VersionInfo& vi = info(c.version);
+  if (!vi.supports_dcp && c.dcp != 1)
+    throw CaseError("dcp", std::string(vi.name) + " has no DCP support: dcp must be 1");
+  if (!vi.supports_interleave && c.interleave != 1)
+    throw CaseError("interleave", std::string(vi.name) + " predates interleave: interleave must be 1");
+  if (c.ctx.empty()) throw CaseError("ctx", "missing");
+  if (c.q.empty()) throw CaseError("q", "missing");
+  if (c.ctx.size() != c.q.size())
+    throw CaseError("q", "has " + std::to_string(c.q.size()) + " entries but ctx has " +
+                             std::to_string(c.ctx.size()));
+  if (c.ctx.size() > static_cast<std::size_t>(CaseLimits::max_requests))
+    throw CaseError("ctx", "more than " + std::to_string(CaseLimits::max_requests) + " requests");
+  std::int64_t total = 0;
+  for (auto v : c.ctx) {
+    check_range("ctx", v, 0, CaseLimits::max_ctx);
+    total += v;
+    if (total > CaseLimits::max_total_ctx)
+      throw CaseError("ctx", "total context over " + std::to_string(CaseLimits::max_total_ctx) +
+                                 " tokens (the token-level simulation would not fit)");
+  }
+  for (auto v : c.q) check_range("q", v, 1, CaseLimits::max_q);
+  check_range("heads", c.dims.heads, 1, CaseLimits::max_heads);
+  check_range("kv_lora_rank", c.dims.kv_lora_rank, 1, CaseLimits::max_dim);
+  check_range("rope_dim", c.dims.rope_dim, 0, CaseLimits::max_dim);
+  check_range("nope_dim", c.dims.nope_dim, 1, CaseLimits::max_dim);
+  check_range("v_dim", c.dims.v_dim, 1, CaseLimits::max_dim);
+}
+
+Case parse_case(std::string_view line) {
+  Case c;
+  std::map<std::string, std::string> kv;
+  std::vector<std::string> order;
+  std::istringstream in{std::string(line)};
+  std::string word;
+  std::set<std::string> known;
+  for (const auto& k : case_keys()) known.insert(std::string(k.key));
+  while (in >> word) {
+    auto eq = word.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw CaseError("", "expected key=value, got '" + word + "'");
+    std::string key = word.substr(0, eq);
+    if (!known.count(key)) throw CaseError(key, "unknown key (see `chunkproof plan --help`)");
+    if (kv.count(key)) throw CaseError(key, "given twice");
+    kv[key] = word.substr(eq + 1);
+    if (kv[key].empty()) throw CaseError(key, "empty value");
+  }
+  if (kv.empty()) throw CaseError("", "empty case line");
+
+  auto take = [&](const char* k) -> std::optional<std::string> {
+    auto it = kv.find(k);
+    if (it == kv.end()) return std::nullopt;
+    return it->second;
+  };
+  auto v = take("version");
+  if (!v) throw CaseError("version", "missing");
+  auto ver = parse_version(*v);
+  if (!ver) throw CaseError("version", "unknown version '" + *v + "' (see `chunkproof versions`)");
+  c.version = *ver;
+  if (auto p = take("platform")) {
+    auto pl = parse_platform(*p);
+    if (!pl) throw CaseError("platform", "expected cuda or rocm, got '" + *p + "'");
+    c.platform = *pl;
+  }
+  if (auto s = take("workspace")) c.workspace = parse_int("workspace", *s);
+  if (auto s = take("max_model_len")) c.max_model_len = parse_int("max_model_len", *s);
+  if (auto s = take("max_num_seqs")) c.max_num_seqs = parse_int("max_num_seqs", *s);
+  auto b = take("block");
+  if (!b) throw CaseError("block", "missing");
+  c.block = parse_int("block", *b);
+  if (auto s = take("dcp")) c.dcp = parse_int("dcp", *s);
+  if (auto s = take("interleave")) c.interleave = parse_int("interleave", *s);
+  if (auto s = take("ctx")) c.ctx = parse_list("ctx", *s);
+  if (auto s = take("q")) c.q = parse_list("q", *s);
+  if (auto s = take("asserts")) {
+    if (*s == "on") c.asserts = true;
+    else if (*s == "off") c.asserts = false;
+    else throw CaseError("asserts", "expected on or off, got '" + *s + "'");
+  }
+  if (auto s = take("dims")) {
+    auto d = dims_preset(*s);
+    if (!d) throw CaseError("dims", "expected small, deepseek-v3 or kimi-k2, got '" + *s + "'");
+    c.dims = *d;
+  }
+  if (auto s = take("heads")) c.dims.heads = parse_int("heads", *s);
+  if (auto s = take("kv_lora_rank")) c.dims.kv_lora_rank = parse_int("kv_lora_rank", *s);
+  if (auto s = take("rope_dim")) c.dims.rope_dim = parse_int("rope_dim", *s);
+  if (auto s = take("nope_dim")) c.dims.nope_dim = parse_int("nope_dim", *s);
+  if (auto s = take("v_dim")) c.dims.v_dim = parse_int("v_dim", *s);
+  if (auto s = take("seed")) {
+    std::uint64_t sd = 0;
+    auto [ptr, ec] = std::from_chars(s->data(), s->data() + s->size(), sd);
+    if (ec != std::errc() || ptr != s->data() + s->size())
+      throw CaseError("seed", "not an unsigned integer: '" + *s + "'");
+    c.seed = sd;
+  }
+  validate_case(c);
+  return c;
+}
+
+std::string print_case(const Case& c) {
+  std::string s = "version=" + std::string(name(c.version)) + " platform=" + std::string(name(c.platform));
+  if (c.workspace) s += " workspace=" + std::to_string(*c.workspace);
+  if (c.max_model_len) s += " max_model_len=" + std::to_string(*c.max_model_len);
+  if (c.max_num_seqs) s += " max_num_seqs=" + std::to_string(*c.max_num_seqs);
+  s += " block=" + std::to_string(c.block) + " dcp=" + std::to_string(c.dcp) +
+       " interleave=" + std::to_string(c.interleave) + " ctx=" + join(c.ctx) + " q=" + join(c.q);
+  if (!c.asserts) s += " asserts=off";
+  const MlaDims preset = *dims_preset(c.dims.preset);
+  if (c.dims.preset != "small") s += " dims=" + c.dims.preset;
+  if (c.dims.heads != preset.heads) s += " heads=" + std::to_string(c.dims.heads);
+  if (c.dims.kv_lora_rank != preset.kv_lora_rank) s += " kv_lora_rank=" + std::to_string(c.dims.kv_lora_rank);
+  if (c.dims.rope_dim != preset.rope_dim) s += " rope_dim=" + std::to_string(c.dims.rope_dim);
+  if (c.dims.nope_dim != preset.nope_dim) s += " nope_dim=" + std::to_string(c.dims.nope_dim);
+  if (c.dims.v_dim != preset.v_dim) s += " v_dim=" + std::to_string(c.dims.v_dim);
+  if (c.seed != 1) s += " seed=" + std::to_string(c.seed);
+  return s;
+}
+
+}  // namespace cp

@@ -1,0 +1,87 @@
+// The case format (DESIGN §8): one line of key=value words that every tool accepts and
+// every finding prints.
+//
+//   version=v2-interleave platform=rocm workspace=65536 block=64 dcp=8 interleave=1
+//   ctx=30000,100,100 q=16,16,16
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference/planner/versions.h"
+
+namespace cp {
+
+// A malformed case line. `key` names the offending key ("" when the line itself is bad).
+struct CaseError : std::runtime_error {
+  CaseError(std::string k, const std::string& what)
+      : std::runtime_error(k.empty() ? what : "key '" + k + "': " + what), key(std::move(k)) {}
+  std::string key;
+};
+
+// MLA shapes for the numerics (reference/mla). Defaults are small so tests run fast.
+struct MlaDims {
+  std::int64_t kv_lora_rank = 32;  // L
+  std::int64_t rope_dim = 8;       // Rr
+  std::int64_t nope_dim = 16;      // Pn
+  std::int64_t v_dim = 16;         // Vd
+  std::int64_t heads = 2;          // N
+  std::string preset = "small";    // small | deepseek-v3 | kimi-k2 (overrides follow it)
+  friend bool operator==(const MlaDims&, const MlaDims&) = default;
+};
+std::optional<MlaDims> dims_preset(std::string_view name);
+
+struct Case {
+  Version version = Version::v6_current;
+  Platform platform = Platform::cuda;
+  std::optional<std::int64_t> workspace;       // explicit S (rows), used as is
+  std::optional<std::int64_t> max_model_len;   // else the version sizes S from these two
+  std::optional<std::int64_t> max_num_seqs;
+  std::int64_t block = 16;
+  std::int64_t dcp = 1;
+  std::int64_t interleave = 1;
+  std::vector<std::int64_t> ctx;
+  std::vector<std::int64_t> q;
+  bool asserts = true;  // false models `python -O`: asserts stripped, corruption is silent
+  // numerics
+  MlaDims dims;
+  std::uint64_t seed = 1;
+  friend bool operator==(const Case&, const Case&) = default;
+};
+
+// Limits on accepted values. Beyond them the planner would still be correct arithmetic, but
+// the token-level simulation would not fit in memory or time; they are errors, not findings.
+struct CaseLimits {
+  static constexpr std::int64_t max_workspace = std::int64_t{1} << 30;
+  static constexpr std::int64_t max_model_len = std::int64_t{1} << 26;
+  static constexpr std::int64_t max_num_seqs = std::int64_t{1} << 16;
+  static constexpr std::int64_t max_block = std::int64_t{1} << 20;
+  static constexpr std::int64_t max_dcp = 1024;
+  static constexpr std::int64_t max_requests = 4096;
+  static constexpr std::int64_t max_ctx = (std::int64_t{1} << 31) - 1;
+  static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 28;
+  static constexpr std::int64_t max_q = std::int64_t{1} << 20;
+  static constexpr std::int64_t max_heads = 1024;
+  static constexpr std::int64_t max_dim = 4096;
+};
+
+// Parses a case line; throws CaseError naming the bad key. Checks ranges and the
+// configuration rules a version accepts (I-11: interleave divides block, ...).
+Case parse_case(std::string_view line);
+// Canonical form: parse_case(print_case(c)) == c and print(parse(print(c))) == print(c).
+std::string print_case(const Case& c);
+// Validates a Case built in code (generators, fuzzers); throws CaseError like parse_case.
+void validate_case(const Case& c);
+
+// Keys the format accepts, with one-line descriptions (for --help and docs).
+struct CaseKey {
+  std::string_view key;
+  std::string_view help;
+};
+const std::vector<CaseKey>& case_keys();
+
+}  // namespace cp

@@ -1,0 +1,44 @@
+// Ownership of token positions under decode context parallelism (spec §3.1, §3.2).
+//
+// Position p of a request lives on rank (p / I) % W at local index (p / V) * I + p % I,
+// with V = I * W (the virtual block). Written on the single arithmetic source so the
+// prover reasons about the same formulas the simulation executes.
+#pragma once
+
+#include "reference/arith/ops.h"
+
+namespace cp {
+
+template <class N>
+N owner_rank(const N& p, const N& I, const N& W) {
+  return floormod(floordiv(p, I), W);
+}
+
+template <class N>
+N local_index(const N& p, const N& I, const N& W) {
+  return floordiv(p, I * W) * I + floormod(p, I);
+}
+
+// Inverse of (owner_rank, local_index): the global position held in local slot `local` of
+// rank `rank`.
+template <class N>
+N global_position(const N& local, const N& rank, const N& I, const N& W) {
+  return floordiv(local, I) * (I * W) + rank * I + floormod(local, I);
+}
+
+// vLLM's get_dcp_local_seq_lens: how many of the first `seq` positions rank r owns.
+template <class N>
+N dcp_local_len(const N& seq, const N& W, const N& r, const N& I) {
+  N base = floordiv(floordiv(seq, I), W) * I;
+  N rem = seq - base * W;
+  return base + min(max(rem - r * I, lit(seq, 0)), I);
+}
+
+// Local rows a rank gathers for a global prefix of length x: the maximum over ranks,
+// rounded up to whole interleave groups (vLLM's "padded" local length).
+template <class N>
+N padded_local_rows(const N& x, const N& I, const N& W) {
+  return cdiv(x, I * W) * I;
+}
+
+}  // namespace cp

@@ -1,0 +1,38 @@
+// Token-level simulation of the context data movement of one chunk (spec §3.3-§3.5):
+// gather (per rank under DCP) -> all-gather -> reorg, as index maps. For every workspace
+// row it says which request's which position the row really holds. This is the ground
+// truth the invariants approximate and the data the numerics attend to.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "reference/caseio/case.h"
+#include "reference/planner/plan.h"
+
+namespace cp {
+
+enum class RowKind : std::uint8_t {
+  context,    // a context position of `request` (position < ctx)
+  new_token,  // KV of one of the request's new tokens of this step (ctx <= position < ctx+q)
+  stale,      // a slot past what the request wrote, or a workspace row nothing wrote this chunk
+};
+
+struct RowSource {
+  int request = -1;           // -1 for stale rows with no owner
+  std::int64_t position = -1; // global position in that request's sequence
+  RowKind kind = RowKind::stale;
+  friend bool operator==(const RowSource&, const RowSource&) = default;
+};
+
+RowSource classify(const Case& c, int request, std::int64_t position);
+
+// Local rows rank `rank` gathers for a chunk, in its local workspace order (rows [0, toks)).
+std::vector<RowSource> gather_rank(const Case& c, const Plan& p, const Chunk& ch, std::int64_t rank);
+
+// Workspace rows [0, chunk.total_tokens()) as attention reads them. Under DCP: every rank's
+// gather, the rank-major all-gather and reorg's kept rows; rows reorg did not produce read
+// whatever the buffer held (stale). Without DCP: the version's gather kernel.
+std::vector<RowSource> simulate_chunk(const Case& c, const Plan& p, const Chunk& ch);
+
+}  // namespace cp

@@ -1,0 +1,86 @@
+// The plan as a value between planning and running (FlashInfer's plan/run split): every
+// consumer — invariants, the DCP simulation, the numerics, the CLI — reads chunk
+// boundaries from here and never recomputes them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reference/caseio/case.h"
+#include "reference/planner/versions.h"
+
+namespace cp {
+
+// An assert of the version's own Python code that fires for this case. Recorded, never
+// printed by the planner: the CLI decides how to report it.
+struct AssertFailure {
+  std::string stage;  // "init" (builder __init__), "plan" (per-step build), "forward"
+  std::string which;  // the assert as vLLM spells it
+  std::string detail; // the values that made it fail
+  int chunk = -1;
+};
+
+struct ChunkEntry {
+  int request = 0;          // index into the case's request list
+  std::int64_t start = 0;   // global span [start, start + len) of the request's context
+  std::int64_t len = 0;
+  // Under DCP (W > 1): the local gather every rank performs, and reorg's kept rows.
+  std::int64_t local_start = 0;
+  std::int64_t padded_local_len = 0;
+  std::vector<std::int64_t> kept;  // rows kept from each rank by the version's reorg formula
+};
+
+struct Chunk {
+  std::vector<ChunkEntry> entries;          // workspace order
+  std::vector<std::int64_t> cu_seq_lens;    // global prefix sums, entries.size() + 1
+  std::vector<std::int64_t> padded_local_cu;  // local prefix sums under DCP
+  bool is_continuation = false;             // first entry resumes a request (packed planner)
+
+  std::int64_t total_tokens() const { return cu_seq_lens.back(); }
+  std::int64_t local_tokens() const { return padded_local_cu.empty() ? 0 : padded_local_cu.back(); }
+  std::int64_t max_seq_len() const;
+  // Which entry workspace row t (global, after reorg) belongs to: vLLM's token_to_seq.
+  int token_to_seq(std::int64_t t) const;
+};
+
+struct Plan {
+  std::int64_t workspace = 0;        // S
+  std::int64_t workspace_rows = 0;   // R = S + S/W under DCP
+  bool sized_from_engine = false;    // S came from max_model_len/max_num_seqs
+  int num_decodes = 0;               // leading requests with q <= 1, not planned
+  std::vector<int> prefills;         // case request indices that are prefills
+  int num_with_context = 0;          // n
+  bool packed = false;
+  std::int64_t chunk_width = 0;      // old: M; packed: Mmax
+  std::int64_t align = 1;            // old: what M was rounded to; packed: split alignment
+  std::int64_t local_chunk = 0;      // old DCP: PL (v1: M / W)
+  std::int64_t row_budget = 0;       // packed: S / W (S without DCP)
+  GatherKind gather = GatherKind::token_major;
+  bool built = false;                // false: the planner could not produce chunks (M == 0, ...)
+  std::vector<std::vector<std::int64_t>> local_ctx;  // [request][rank], DCP only
+  std::vector<Chunk> chunks;
+  std::vector<AssertFailure> asserts;  // every assert that fires, in execution order
+  // Merge bookkeeping (I-12, I-13).
+  std::optional<std::int64_t> prefill_tokens_with_context;
+  std::vector<std::pair<std::int64_t, std::int64_t>> empty_token_ranges;  // packed
+  std::vector<std::string> notes;
+};
+
+// Query-token offset of each request in the step (the prefill query_start_loc).
+std::vector<std::int64_t> query_start_loc(const Case& c);
+
+// Runs the version's sizing, batch split and planner. Throws CaseError / ArithmeticError on
+// input it cannot plan (exit 2); version asserts are recorded in Plan::asserts.
+Plan make_plan(const Case& c);
+
+// The version's workspace size for an engine config (spec §1), and its init assert if any.
+std::int64_t size_workspace(Version v, Platform p, std::int64_t mml, std::int64_t mns,
+                            std::int64_t block, std::int64_t dcp, std::int64_t interleave);
+
+// Limits past which a plan is refused as too large to simulate (exit 2, not a finding).
+inline constexpr std::int64_t kMaxChunks = std::int64_t{1} << 20;
+inline constexpr std::int64_t kMaxEntries = std::int64_t{1} << 24;
+
+}  // namespace cp

@@ -1,0 +1,22 @@
+// Shared between the planner families; not part of the public interface.
+#pragma once
+
+#include "reference/planner/plan.h"
+
+namespace cp::detail {
+
+// Steps 3+ of make_plan, one per family. Both fill plan.chunks (with DCP local plans) and
+// record the version's plan-time asserts.
+void plan_old(const Case& c, Plan& plan);
+void plan_packed(const Case& c, Plan& plan);
+
+// Fills cu_seq_lens / padded_local_cu of a chunk from its entries.
+void finish_chunk(Chunk& ch, bool dcp);
+
+// The asserts every DCP forward runs per chunk (spec §3.3, §3.5): the local rows fit the
+// all-gather layout and reorg kept exactly the rows the global plan expects.
+void record_forward_asserts(const Case& c, Plan& plan);
+
+void add_assert(Plan& plan, std::string stage, std::string which, std::string detail, int chunk = -1);
+
+}  // namespace cp::detail

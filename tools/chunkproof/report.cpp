@@ -1,0 +1,233 @@
+#include "tools/chunkproof/report.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+#include "tools/chunkproof/json.h"
+
+namespace cp::cli {
+namespace {
+
+std::string join(const std::vector<std::int64_t>& v, std::size_t max = 16) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < max; ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  if (v.size() > max) s += ",...(" + std::to_string(v.size()) + ")";
+  return s;
+}
+
+}  // namespace
+
+std::string describe(const Violation& v) {
+  std::ostringstream os;
+  std::string where;
+  if (v.chunk >= 0) where += "chunk " + std::to_string(v.chunk) + " ";
+  if (v.request >= 0) where += "request " + std::to_string(v.request) + " ";
+  if (v.rank >= 0) where += "rank " + std::to_string(v.rank) + " ";
+  if (v.row >= 0) where += "row " + std::to_string(v.row) + " ";
+  if (!where.empty()) os << where << ": ";
+  os << "expected " << v.expected << ", got " << v.got;
+  if (!v.reason.empty()) os << " — " << v.reason;
+  return os.str();
+}
+
+std::string one_line_verdict(const Evaluation& ev) {
+  if (ev.outcome == Outcome::assert_fired) {
+    const auto& a = *ev.first_assert();
+    return "assert fired: " + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
+  }
+  if (ev.outcome == Outcome::violation) {
+    std::string s = "violation:";
+    for (const auto& r : ev.results)
+      if (r.verdict == Verdict::violated) s += " " + std::string(info(r.id).tag);
+    return s;
+  }
+  return "ok: every invariant holds";
+}
+
+void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_rows) {
+  const Case& c = ev.c;
+  const Plan& p = ev.plan;
+  const bool dcp = c.dcp > 1;
+  os << "case      " << print_case(c) << "\n";
+  os << "version   " << name(c.version) << " — " << info(c.version).summary << "\n";
+  os << "workspace S=" << p.workspace << " rows";
+  if (p.sized_from_engine)
+    os << " (sized by " << name(c.version) << " from max_model_len=" << *c.max_model_len
+       << ", max_num_seqs=" << *c.max_num_seqs << ")";
+  else
+    os << " (explicit)";
+  os << "; allocated R=" << p.workspace_rows << " rows\n";
+  os << "batch     " << p.prefills.size() << " prefill(s), " << p.num_with_context << " with context, "
+     << p.num_decodes << " decode(s)\n";
+  for (const auto& n : p.notes) os << "note      " << n << "\n";
+  if (p.packed)
+    os << "planner   packed: align=" << p.align << ", Mmax=" << p.chunk_width << ", row budget=" << p.row_budget
+       << (dcp ? " local rows/rank" : " rows") << "\n";
+  else
+    os << "planner   floor-divide: M=" << p.chunk_width << " (S // n rounded to " << p.align << ")"
+       << (dcp ? ", local chunk PL=" + std::to_string(p.local_chunk) : "") << "\n";
+  os << "gather    " << name(p.gather) << "\n";
+  if (dcp) {
+    os << "dcp       W=" << c.dcp << " I=" << c.interleave << " V=" << c.dcp * c.interleave
+       << ", local context lengths per rank:\n";
+    for (int r : p.prefills)
+      os << "            request " << r << " (ctx " << c.ctx[static_cast<std::size_t>(r)] << "): ["
+         << join(p.local_ctx[static_cast<std::size_t>(r)]) << "]\n";
+  }
+  // Chunk table, summarised when large.
+  std::size_t rows = 0;
+  for (const auto& ch : p.chunks) rows += ch.entries.size();
+  os << "chunks    " << p.chunks.size() << " chunk(s), " << rows << " span(s)";
+  if (rows > max_rows) os << " (showing the first " << max_rows - 4 << " and the last 4)";
+  os << "\n";
+  if (!p.chunks.empty()) {
+    os << "  chunk  req        start          len";
+    if (dcp) os << "  local_start  padded_local  kept per rank";
+    os << "\n";
+    std::size_t k = 0;
+    for (std::size_t ci = 0; ci < p.chunks.size(); ++ci) {
+      const auto& ch = p.chunks[ci];
+      for (const auto& e : ch.entries) {
+        const bool show = rows <= max_rows || k < max_rows - 4 || k >= rows - 4;
+        if (rows > max_rows && k == max_rows - 4) os << "  ...\n";
+        ++k;
+        if (!show) continue;
+        os << "  " << std::setw(5) << ci << "  " << std::setw(3) << e.request << "  " << std::setw(11) << e.start << "  "
+           << std::setw(11) << e.len;
+        if (dcp) os << "  " << std::setw(11) << e.local_start << "  " << std::setw(12) << e.padded_local_len << "  ["
+                    << join(e.kept) << "]";
+        if (&e == &ch.entries.front() && ch.is_continuation) os << "  (continuation)";
+        os << "\n";
+      }
+    }
+    os << "  per chunk: total rows";
+    if (dcp) os << " / local rows (toks)";
+    os << ":";
+    for (std::size_t ci = 0; ci < p.chunks.size() && ci < 16; ++ci) {
+      os << " " << p.chunks[ci].total_tokens();
+      if (dcp) os << "/" << p.chunks[ci].local_tokens();
+    }
+    if (p.chunks.size() > 16) os << " ...";
+    os << "\n";
+  }
+  if (p.prefill_tokens_with_context) os << "merge     prefill_tokens_with_context=" << *p.prefill_tokens_with_context << "\n";
+  if (!p.asserts.empty()) {
+    os << "asserts   " << p.asserts.size() << " assert(s) of " << name(c.version)
+       << (c.asserts ? " fire:" : " would fire (asserts=off: the run continues silently):") << "\n";
+    for (std::size_t i = 0; i < p.asserts.size() && i < 8; ++i) {
+      const auto& a = p.asserts[i];
+      os << "            [" << a.stage << (a.chunk >= 0 ? " chunk " + std::to_string(a.chunk) : "") << "] assert "
+         << a.which << "  (" << a.detail << ")\n";
+    }
+    if (p.asserts.size() > 8) os << "            ... " << p.asserts.size() - 8 << " more\n";
+  }
+  os << "invariants\n";
+  for (const auto& r : ev.results) {
+    const auto& inf = info(r.id);
+    os << "  " << std::left << std::setw(5) << inf.tag << std::setw(30) << inf.name << std::setw(14) << name(r.verdict)
+       << std::right;
+    if (r.verdict == Verdict::violated) {
+      os << r.total_violations << " violation(s)\n";
+      for (const auto& v : r.violations) os << "        - " << describe(v) << "\n";
+      if (r.total_violations > static_cast<std::int64_t>(r.violations.size()))
+        os << "        - ... " << r.total_violations - static_cast<std::int64_t>(r.violations.size()) << " more\n";
+    } else {
+      os << r.note << "\n";
+    }
+  }
+  os << "outcome   " << one_line_verdict(ev) << "\n";
+}
+
+void print_plan_json(std::ostream& os, const Evaluation& ev) {
+  const Case& c = ev.c;
+  const Plan& p = ev.plan;
+  Json j(os);
+  j.begin_object();
+  j.field("schema", "chunkproof.plan/1");
+  j.field("case", print_case(c));
+  j.field("version", name(c.version));
+  j.field("platform", name(c.platform));
+  j.field("workspace", p.workspace);
+  j.field("workspace_rows", p.workspace_rows);
+  j.field("workspace_sized_from_engine", p.sized_from_engine);
+  j.key("outcome").begin_object();
+  j.field("status", name(ev.outcome));
+  if (ev.outcome == Outcome::assert_fired) {
+    j.field("assert", ev.first_assert()->which);
+    j.field("detail", ev.first_assert()->detail);
+  }
+  j.field("summary", one_line_verdict(ev));
+  j.end_object();
+  j.key("asserts").begin_array();
+  for (const auto& a : p.asserts) {
+    j.begin_object().field("stage", a.stage).field("which", a.which).field("detail", a.detail).field("chunk", a.chunk);
+    j.end_object();
+  }
+  j.end_array();
+  j.field("num_decodes", p.num_decodes);
+  j.key("prefills").begin_array();
+  for (int r : p.prefills) j.value(r);
+  j.end_array();
+  j.field("num_prefills_with_context", p.num_with_context);
+  j.field("planner", p.packed ? "packed" : "floor_divide");
+  j.field("chunk_width", p.chunk_width);
+  j.field("align", p.align);
+  if (c.dcp > 1) j.field("local_chunk", p.local_chunk);
+  j.field("row_budget", p.row_budget);
+  j.field("gather", name(p.gather));
+  j.field("plan_built", p.built);
+  if (c.dcp > 1) {
+    j.key("local_context_lens").begin_array();
+    for (int r : p.prefills) j.value(p.local_ctx[static_cast<std::size_t>(r)]);
+    j.end_array();
+  }
+  j.key("chunks").begin_array();
+  for (const auto& ch : p.chunks) {
+    j.begin_object();
+    j.field("is_continuation", ch.is_continuation);
+    j.field("num_context_tokens", ch.total_tokens());
+    j.field("cu_seq_lens", ch.cu_seq_lens);
+    if (c.dcp > 1) {
+      j.field("num_local_context_tokens", ch.local_tokens());
+      j.field("padded_local_cu_seq_lens", ch.padded_local_cu);
+    }
+    j.key("requests").begin_array();
+    for (const auto& e : ch.entries) {
+      j.begin_object().field("request", e.request).field("start", e.start).field("len", e.len);
+      if (c.dcp > 1) {
+        j.field("local_start", e.local_start).field("padded_local_len", e.padded_local_len);
+        j.field("kept_per_rank", e.kept);
+      }
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  if (p.prefill_tokens_with_context) j.field("prefill_tokens_with_context", *p.prefill_tokens_with_context);
+  j.key("empty_token_ranges").begin_array();
+  for (auto [a, b] : p.empty_token_ranges) j.begin_array().value(a).value(b).end_array();
+  j.end_array();
+  j.key("invariants").begin_array();
+  for (const auto& r : ev.results) {
+    j.begin_object();
+    j.field("id", info(r.id).tag).field("name", info(r.id).name).field("verdict", name(r.verdict));
+    j.field("total_violations", r.total_violations).field("note", r.note);
+    j.key("violations").begin_array();
+    for (const auto& v : r.violations) {
+      j.begin_object().field("chunk", v.chunk).field("request", v.request).field("rank", v.rank).field("row", v.row);
+      j.field("expected", v.expected).field("got", v.got).field("reason", v.reason).end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("notes").begin_array();
+  for (const auto& n : p.notes) j.value(n);
+  j.end_array();
+  j.end_object();
+  os << "\n";
+}
+
+}  // namespace cp::cli

@@ -1,0 +1,18 @@
+// Renders an Evaluation (plan + invariant verdicts) for humans and as JSON
+// (schema: docs/plan-json.md).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "invariants/catalogue.h"
+
+namespace cp::cli {
+
+void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_rows = 40);
+void print_plan_json(std::ostream& os, const Evaluation& ev);
+// One line: "assert fired: <which> (<detail>)" / "violation: I-6 ..." / "ok".
+std::string one_line_verdict(const Evaluation& ev);
+std::string describe(const Violation& v);
+
+}  // namespace cp::cli

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs chunkproof's build and test dependencies on a fresh Debian 12 machine.
+# Every dependency is a Debian package, found by CMake the standard way.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+pkgs=(
+  cmake ninja-build g++ clang libclang-rt-14-dev   # build; clang + libFuzzer for the fuzzers
+  googletest libgtest-dev librapidcheck-dev          # tests
+  libz3-dev z3 pkg-config                            # the SMT prover (z3 CLI re-checks --emit-smt2)
+  libbenchmark-dev zip python3                       # benchmarks, OSS-Fuzz seed zips
+)
+if [ "${CHUNKPROOF_WITH_HIP:-1}" = 1 ]; then
+  pkgs+=(hipcc libamdhip64-dev clang-19 lld-19)      # compile check of the HIP kernels (gfx90a, gfx942)
+fi
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "install-deps: all packages present"
