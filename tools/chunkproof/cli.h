@@ -56,5 +56,14 @@ class Options {
 
 bool wants_help(Args args);
 
+// GPU entry points. The GPU backend (kernels/, when built) installs them from its own
+// registration file; `check --device gpu` and `bench --device gpu` forward the whole
+// argument list to them. Empty when no GPU backend was built.
+struct GpuHooks {
+  std::function<int(Args)> check;
+  std::function<int(Args)> bench;
+};
+GpuHooks& gpu_hooks();
+
 
 }  // namespace cp::cli

@@ -15,6 +15,10 @@ std::vector<Command>& commands() {
   static std::vector<Command> table;
   return table;
 }
+GpuHooks& gpu_hooks() {
+  static GpuHooks hooks;
+  return hooks;
+}
 }  // namespace cp::cli
 
 namespace {
