@@ -1,4 +1,6 @@
 // Configuration and merge bookkeeping: I-11, I-12, I-13.
+#include <cstdint>
+
 #include "invariants/violation_sink.h"
 #include "reference/dcp/ownership.h"
 
@@ -74,13 +76,16 @@ InvariantResult check_I12(const Case& c, const Plan& p) {
 
 InvariantResult check_I13(const Case& c, const Plan& p) {
   Sink s(InvariantId::I13_context_prefix);
+  if (p.num_with_context == 0) return s.not_applicable("no prefill has context: no context merge");
   if (p.packed) {
     // Explicit empty ranges: they must be exactly the context-free prefills' tokens.
     const auto qsl = query_start_loc(c);
     const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
     std::size_t k = 0;
+    const std::int64_t limit = p.prefill_tokens_with_context.value_or(INT64_MAX);
     for (int r : p.prefills) {
       if (c.ctx[static_cast<std::size_t>(r)] != 0) continue;
+      if (qsl[r] - base >= limit) continue;  // past prefill_tokens_with_context: suffix only
       const std::pair<std::int64_t, std::int64_t> want{qsl[r] - base, qsl[r + 1] - base};
       if (k >= p.empty_token_ranges.size() || p.empty_token_ranges[k] != want)
         s.add({.request = r, .expected = "empty token range [" + str(want.first) + ", " + str(want.second) + ")",

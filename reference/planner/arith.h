@@ -46,10 +46,14 @@ N workspace_v5(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
 // Post-#51733 (v6-current, inferred from S8/S9): no mns floor; under DCP
 // round_up(max(S0, A), A); without DCP the base size as is (S8: B=11000 keeps 65536).
 template <class N>
+N align_workspace(const N& S, const N& A) {  // S9: align(100)=128, align(8)=64 for A=64
+  return round_up(max(S, A), A);
+}
+template <class N>
 N workspace_v6(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
   N S0 = sizing_base(mml, mns, B, 64 * 1024);
   N A = packed_alignment(B, W, I);
-  return select(W == lit(W, 1), S0, round_up(max(S0, A), A));
+  return select(W == lit(W, 1), S0, align_workspace(S0, A));
 }
 
 // ---- old planner: equal split by floor-divide (spec §2.2) -----------------------------

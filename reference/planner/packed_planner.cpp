@@ -103,11 +103,19 @@ void plan_packed(const Case& c, Plan& plan) {
                  static_cast<int>(&ch - plan.chunks.data()));
   }
 
-  // 4. Context-free prefills get an explicit empty partial (init_mla_context_partial).
+  // 4. Context-free prefills get an explicit empty partial (init_mla_context_partial). S7
+  // (v5) lists every context-free prefill; the later version S8 (v6) passes
+  // prefill_tokens_with_context = end of the last request with context and lists only the
+  // context-free prefills before it (ctx=[64,0,64,0], q=4 each: 12 and [(4,8)]).
   const auto qsl = query_start_loc(c);
   const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
+  std::int64_t end_with_context = 0;
   for (int r : plan.prefills)
-    if (c.ctx[r] == 0) plan.empty_token_ranges.emplace_back(qsl[r] - base, qsl[r + 1] - base);
+    if (c.ctx[r] > 0) end_with_context = qsl[r + 1] - base;
+  if (c.version == Version::v6_current) plan.prefill_tokens_with_context = end_with_context;
+  for (int r : plan.prefills)
+    if (c.ctx[r] == 0 && (c.version != Version::v6_current || qsl[r + 1] - base <= end_with_context))
+      plan.empty_token_ranges.emplace_back(qsl[r] - base, qsl[r + 1] - base);
   plan.built = true;
 }
 

@@ -1,0 +1,91 @@
+// chunkproof's prover (DESIGN §3, §5; issue 5): for each planner version, platform and
+// invariant, either a proof over a declared domain, a counterexample replayed through the
+// executable planner, or an honest UNKNOWN. This header has no Z3 types (STYLE: one SMT
+// room); everything that touches z3++.h lives in invariants/smt/*.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "invariants/catalogue.h"
+#include "reference/planner/versions.h"
+
+namespace cp::smt {
+
+// The declared domain. Everything not listed is unbounded (any integer the formulas accept).
+struct Domain {
+  std::int64_t block_max = std::int64_t{1} << 14;  // block B in [1, block_max], any value (11000 too)
+  std::int64_t dcp_max = 64;                       // W in [1, dcp_max]
+  std::int64_t interleave_max = std::int64_t{1} << 14;  // I in [1, min(B, interleave_max)], I | B
+  std::int64_t mml_max = std::int64_t{1} << 21;    // max_model_len in [1, mml_max]
+  std::int64_t mns_max = 1024;                     // max_num_seqs in [1, mns_max]
+  std::int64_t workspace_max = 0;                  // 0: S sized by the version; else explicit S in [1, this]
+  std::int64_t ctx_max = std::int64_t{1} << 21;    // every context length in [0, ctx_max]
+  std::int64_t prefills_max = 16;                  // old planner: n prefills with context, 1..this (split)
+  // key=value, keys: block, dcp, interleave, mml, mns, workspace (N or "sized"), ctx, prefills.
+  // Throws std::invalid_argument naming the key.
+  void apply(std::string_view key_eq_value);
+  std::string describe() const;
+};
+
+enum class Status { proved, counterexample, unknown, not_applicable, not_encoded };
+std::string_view name(Status s);
+
+struct ProveOptions {
+  std::vector<Version> versions;
+  std::vector<Platform> platforms;
+  std::vector<InvariantId> invariants;  // empty: every encoded invariant
+  Domain domain;
+  int jobs = 2;
+  double timeout_s = 30;          // per query (wall clock, besides the rlimit)
+  std::uint64_t rlimit = 0;       // per query; 0 = derived from timeout_s
+  unsigned seed = 1;
+  std::string emit_smt2_dir;      // write every query as commented SMT-LIB2
+  std::string cache_dir;          // proved queries by content hash; "" = no cache
+  std::string save_regression_dir;  // write replayed counterexamples as .case files
+  std::function<void(const std::string&)> progress;  // one line per finished case
+};
+
+struct ProveResult {
+  Version version{};
+  Platform platform{};
+  InvariantId invariant{};
+  Status status = Status::unknown;
+  double seconds = 0;          // wall time of this row's cases (summed over workers)
+  int cases = 0;               // split cases of the domain
+  int cases_proved = 0;
+  int queries = 0;             // SMT queries (lemmas) run, cache hits included
+  int cache_hits = 0;
+  bool unbounded = false;      // proved for all integers of the unbounded parameters
+  std::string domain;          // the domain the verdict holds on (printed with every result)
+  std::string method;          // how it was proved / searched
+  std::string case_line;       // COUNTEREXAMPLE: the replayed case
+  std::string replay;          // what the executable planner said about the case
+  bool encoding_disagrees = false;  // solver model not confirmed by the concrete planner
+  std::string detail;          // UNKNOWN: the cases/lemmas that did not finish; n/a: why
+  std::vector<std::string> unknown_cases;
+  std::string saved_to;        // regression file written
+};
+
+// Whether (version, invariant) has an SMT encoding; if not, why (for the table).
+bool encoded(Version v, InvariantId id, std::string* why = nullptr);
+// Whether the invariant applies to the version at all (e.g. I-6 needs DCP).
+bool applicable(Version v, InvariantId id, std::string* why = nullptr);
+
+std::vector<ProveResult> prove(const ProveOptions& opts);
+
+// The z3 instantiation of the templates agrees with the cp::Int instantiation on `samples`
+// random concrete inputs (z3 terms built from numerals and evaluated). Returns "" when they
+// agree, else a description of the first disagreement.
+std::string self_check_arith(std::uint64_t seed, int samples);
+
+// The generic lemma queries with symbolic divisors (floor-division uniqueness, ring identity,
+// multiple-of) as {name, "proved"|"unknown"|"refuted"}: the building blocks of the
+// unbounded proofs, checked on their own.
+std::vector<std::pair<std::string, std::string>> check_lemma_library(double timeout_s);
+
+}  // namespace cp::smt

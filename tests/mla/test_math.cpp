@@ -1,0 +1,238 @@
+// The per-element math shared by the CPU reference and the GPU kernels (reference/mla/math).
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "reference/mla/math/all.h"
+
+namespace cp::mla {
+namespace {
+
+TEST(Bf16, RoundToNearestEven) {
+  EXPECT_EQ(float_to_bf16(1.0f), 0x3f80);
+  // 1 + 2^-8 is exactly halfway between two bf16 values: ties to even (down).
+  EXPECT_EQ(float_to_bf16(1.00390625f), 0x3f80);
+  // 1 + 3*2^-8 is halfway between 0x3f81 and 0x3f82: ties to even (up).
+  EXPECT_EQ(float_to_bf16(1.01171875f), 0x3f82);
+  EXPECT_EQ(float_to_bf16(-0.0f), 0x8000);
+  EXPECT_EQ(float_to_bf16(INFINITY), 0x7f80);
+  EXPECT_EQ(float_to_bf16(3.4e38f), 0x7f80);  // rounds past the largest bf16: inf, as IEEE does
+  EXPECT_TRUE(std::isnan(bf16_to_float(float_to_bf16(NAN))));
+  EXPECT_EQ(bf16_ulp_distance(0x3f80, 0x3f82), 2);
+  EXPECT_EQ(bf16_ulp_distance(0x8000, 0x0000), 0);
+  EXPECT_EQ(bf16_ulp_distance(0x8001, 0x0001), 2);
+  EXPECT_EQ(bf16_ulp_distance(0x7fc0, 0x0001), -1);
+}
+
+RC_GTEST_PROP(Bf16, RoundTripIsIdentityOnBf16Values, (std::uint16_t h)) {
+  RC_PRE((h & 0x7fff) <= 0x7f80);  // not NaN
+  RC_ASSERT(float_to_bf16(bf16_to_float(h)) == h);
+}
+
+TEST(Dot, FixedOrderNoFma) {
+  // (a*b) rounded then added: with an FMA the result would keep the low bits of a*b.
+  const float a[2] = {1.0f + 0x1p-12f, -1.0f};
+  const float b[2] = {1.0f + 0x1p-12f, 1.0f + 0x1p-11f};
+  const float expect = (a[0] * b[0]) + (a[1] * b[1]);  // chunkproof::options: -ffp-contract=off
+  EXPECT_EQ(dot(a, b, 2), expect);
+  EXPECT_EQ(dot(a, b, 2), 0.0f);  // 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11; an FMA would give 2^-24
+  float acc[2] = {0.0f, 0.0f};
+  const float B[4] = {b[0], 7.0f, b[1], 3.0f};  // column 0 is b
+  axpy_rows(acc, a, B, 2, 2);
+  EXPECT_EQ(acc[0], dot(a, b, 2));
+  EXPECT_EQ(dot_strided(a, 1, B, 2, 2), acc[0]);
+}
+
+TEST(Exp, CloseToLibmAndEdgeCases) {
+  double worst = 0;
+  for (float x = -87.0f; x <= 88.0f; x += 0.0137f) {
+    const double ref = std::exp(static_cast<double>(x));
+    const double got = exp_cp(x);
+    worst = std::max(worst, std::abs(got - ref) / ref);
+  }
+  EXPECT_LT(worst, 3e-7) << "exp_cp relative error";  // about 2.5 ulp of fp32
+  EXPECT_EQ(exp_cp(0.0f), 1.0f);
+  EXPECT_EQ(exp_cp(-INFINITY), 0.0f);
+  EXPECT_EQ(exp_cp(-100.0f), 0.0f);
+  EXPECT_EQ(exp_cp(89.0f), INFINITY);
+  EXPECT_TRUE(std::isnan(exp_cp(NAN)));
+}
+
+TEST(Log, CloseToLibmAndEdgeCases) {
+  double worst = 0;
+  for (float x = 1e-30f; x < 1e30f; x *= 1.0173f) {
+    const double ref = std::log(static_cast<double>(x));
+    worst = std::max(worst, std::abs(log_cp(x) - ref) / std::max(1.0, std::abs(ref)));
+  }
+  EXPECT_LT(worst, 3e-7);
+  EXPECT_EQ(log_cp(1.0f), 0.0f);
+  EXPECT_EQ(log_cp(0.0f), -INFINITY);
+  EXPECT_EQ(log_cp(INFINITY), INFINITY);
+  EXPECT_TRUE(std::isnan(log_cp(-1.0f)));
+  EXPECT_NEAR(log_cp(1e-45f), std::log(1e-45), 1e-5);  // subnormal input
+}
+
+ExactAcc zero_acc() {
+  ExactAcc a;
+  a.clear();
+  return a;
+}
+
+TEST(ExactAcc, SmallIntegersAndProductsAreExact) {
+  ExactAcc a = zero_acc();
+  a.add(1.0f);
+  a.add(-0.25f);
+  a.add_product(3.0f, 0.5f);
+  EXPECT_EQ(to_double(a), 2.25);
+  // A product that fp32 would round: (1 + 2^-23)^2 = 1 + 2^-22 + 2^-46, kept exactly.
+  ExactAcc b = zero_acc();
+  b.add_product(1.0f + 0x1p-23f, 1.0f + 0x1p-23f);
+  b.add(-1.0f);
+  EXPECT_EQ(to_double(b), 0x1p-22 + 0x1p-46);
+  EXPECT_TRUE(b.ok());
+}
+
+RC_GTEST_PROP(ExactAcc, OrderAndPartitionIndependent, ()) {
+  const auto n = *rc::gen::inRange(1, 300);
+  std::vector<float> xs, ys;
+  for (int i = 0; i < n; ++i) {
+    const int e = *rc::gen::inRange(-60, 20);
+    const float m = static_cast<float>(*rc::gen::inRange(-(1 << 24), 1 << 24)) * 0x1p-24f;
+    xs.push_back(std::ldexp(m, e));
+    ys.push_back(static_cast<float>(*rc::gen::inRange(-1000, 1000)) / 997.0f);
+  }
+  ExactAcc ref = zero_acc();
+  for (int i = 0; i < n; ++i) ref.add_product(xs[i], ys[i]);
+  // Shuffle, then split into random partials merged in reverse order.
+  std::vector<int> idx(n);
+  for (int i = 0; i < n; ++i) idx[i] = i;
+  std::mt19937 rng(*rc::gen::arbitrary<unsigned>());
+  std::shuffle(idx.begin(), idx.end(), rng);
+  std::vector<ExactAcc> parts(static_cast<std::size_t>(*rc::gen::inRange(1, 8)), zero_acc());
+  for (int i : idx) parts[rng() % parts.size()].add_product(xs[i], ys[i]);
+  ExactAcc got = zero_acc();
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) got.merge(*it);
+  RC_ASSERT(got.limb[0] == ref.limb[0]);
+  RC_ASSERT(got.limb[1] == ref.limb[1]);
+  RC_ASSERT(got.limb[2] == ref.limb[2]);
+  RC_ASSERT(got.count == ref.count);
+  RC_ASSERT(got.ok());
+  // The value agrees with a float64 sum where that one is exact enough to compare.
+  long double s = 0;
+  for (int i = 0; i < n; ++i) s += static_cast<long double>(xs[i]) * ys[i];
+  RC_ASSERT(std::abs(static_cast<long double>(to_double(got)) - s) <= 1e-12L * (1 + std::abs(s)) + 1e-25L);
+}
+
+TEST(ExactAcc, OverflowIsDetectedNotWrapped) {
+  ExactAcc a = zero_acc();
+  a.add(0x1p62f);
+  EXPECT_TRUE(a.ok());
+  a.add(0x1p63f);  // a single term at the range limit
+  EXPECT_TRUE(a.overflowed());
+  ExactAcc b = zero_acc();
+  b.add(1e30f);
+  EXPECT_TRUE(b.overflowed());
+  ExactAcc c = zero_acc();
+  c.add_product(INFINITY, 1.0f);
+  EXPECT_EQ(c.flags & ExactAcc::kNonFinite, ExactAcc::kNonFinite);
+  EXPECT_TRUE(std::isnan(normalize(c, a)));
+  // Two accumulators near the top of the signed range: their merge carries into the sign bit.
+  ExactAcc d = zero_acc();
+  d.limb[2] = 0x7000000000000000u;
+  ExactAcc e = d;
+  d.merge(e);
+  EXPECT_TRUE(d.overflowed());
+  // The term counter: past 2^31 terms the range argument no longer holds.
+  ExactAcc f = zero_acc();
+  f.count = ExactAcc::kMaxTerms - 1u;
+  f.add(1.0f);
+  EXPECT_TRUE(f.overflowed());
+}
+
+TEST(ExactAcc, TinyTermsRoundToNearestEvenAtTheLastBit) {
+  ExactAcc a = zero_acc();
+  a.add(0x1p-97f);  // exactly half of 2^-96: ties to even => 0
+  EXPECT_TRUE(a.is_zero());
+  a.add(0x1.8p-96f);  // 1.5 * 2^-96 => 2 * 2^-96
+  EXPECT_EQ(to_double(a), 0x1p-95);
+  a.add(-0x1.8p-96f);
+  EXPECT_TRUE(a.is_zero());
+}
+
+TEST(ExactAcc, NormalizeIsTheRoundedQuotient) {
+  ExactAcc num = zero_acc(), den = zero_acc();
+  num.add(1.0f);
+  den.add(3.0f);
+  EXPECT_EQ(normalize(num, den), static_cast<float>(1.0 / 3.0));
+  ExactAcc neg = zero_acc();
+  neg.add(-5.5f);
+  EXPECT_EQ(to_double(neg), -5.5);
+}
+
+TEST(Merge, TritonEmptyEmptyIsNaNCudaIsNot) {
+  float p[2] = {0.0f, 0.0f}, s[2] = {0.0f, 0.0f}, o[2], lse;
+  const float pl = -INFINITY, sl = INFINITY;  // FA3 and FA2 spellings of "empty"
+  MergeTensors m{o, &lse, 2, 2, p, &pl, 2, 2, s, &sl, 2, 2, 1, 1, 2};
+  merge_attn_states(MergeFlavour::triton, m);
+  EXPECT_TRUE(std::isnan(o[0]));
+  EXPECT_TRUE(std::isnan(lse));
+  merge_attn_states(MergeFlavour::cuda, m);
+  EXPECT_EQ(o[0], 0.0f);
+  EXPECT_EQ(lse, -INFINITY);
+  // A NaN prefix survives the next Triton merge (exp(NaN) != 0 defeats the weight-0 guard).
+  const float nan_l = NAN, fin = 0.5f;
+  float pn[2] = {NAN, NAN}, s2[2] = {1.0f, 2.0f};
+  MergeTensors m2{o, &lse, 2, 2, pn, &nan_l, 2, 2, s2, &fin, 2, 2, 1, 1, 2};
+  merge_attn_states(MergeFlavour::triton, m2);
+  EXPECT_TRUE(std::isnan(o[1]));
+  // One empty side: both flavours return the other side exactly.
+  const float emp = -INFINITY;
+  float garbage[2] = {NAN, 5.0f};
+  MergeTensors m3{o, &lse, 2, 2, garbage, &emp, 2, 2, s2, &fin, 2, 2, 1, 1, 2};
+  merge_attn_states(MergeFlavour::triton, m3);  // weight-0 guard zeroes the NaN garbage
+  EXPECT_EQ(o[0], 1.0f);
+  EXPECT_EQ(o[1], 2.0f);
+  EXPECT_EQ(lse, 0.5f);
+  merge_attn_states(MergeFlavour::cuda, m3);  // no guard: 0 * NaN = NaN
+  EXPECT_TRUE(std::isnan(o[0]));
+}
+
+TEST(Merge, TritonReadsSuffixWithPrefixStrides) {
+  // Prefix [1 token][2 heads][2] contiguous (head stride 2); suffix padded (head stride 4).
+  float p[4] = {1, 1, 1, 1}, s[8] = {3, 3, 9, 9, 5, 5, 9, 9}, o[4], lse[2];
+  const float pl[2] = {0, 0}, sl[2] = {0, 0};
+  MergeTensors m{o, lse, 4, 2, p, pl, 4, 2, s, sl, 8, 4, 1, 2, 2};
+  merge_attn_states(MergeFlavour::cuda, m);
+  EXPECT_EQ(o[2], 3.0f);  // head 1 reads s[4] = 5
+  merge_attn_states(MergeFlavour::triton, m);
+  EXPECT_EQ(o[2], 5.0f);  // head 1 reads s[2] = 9 (wrong stride)
+}
+
+RC_GTEST_PROP(Merge, BothFlavoursAgreeWithFloat64OnFiniteInputs, ()) {
+  const int D = 8;
+  float p[D], s[D], o[D], lse;
+  double pd[D], sd[D], od[D], lsed;
+  for (int d = 0; d < D; ++d) {
+    p[d] = static_cast<float>(*rc::gen::inRange(-1000, 1000)) / 256.0f;
+    s[d] = static_cast<float>(*rc::gen::inRange(-1000, 1000)) / 256.0f;
+    pd[d] = p[d];
+    sd[d] = s[d];
+  }
+  const float pl = static_cast<float>(*rc::gen::inRange(-2000, 2000)) / 100.0f;
+  const float sl = static_cast<float>(*rc::gen::inRange(-2000, 2000)) / 100.0f;
+  merge_oracle_f64(pd, pl, sd, sl, D, od, &lsed);
+  for (auto f : {MergeFlavour::triton, MergeFlavour::cuda}) {
+    MergeTensors m{o, &lse, D, D, p, &pl, D, D, s, &sl, D, D, 1, 1, D};
+    merge_attn_states(f, m);
+    for (int d = 0; d < D; ++d) RC_ASSERT(std::abs(o[d] - od[d]) <= 4e-6 * 4.0 + 1e-7);
+    RC_ASSERT(std::abs(lse - lsed) <= 4e-6 * (1 + std::abs(lsed)));
+  }
+}
+
+}  // namespace
+}  // namespace cp::mla

@@ -1,0 +1,47 @@
+// Replays corpus/regressions/*.case: every known bug, with the verdict each planner version
+// must give (legacy versions still fail where they fail; v5/v6 pass).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "invariants/catalogue.h"
+#include "regression_file.h"
+
+namespace cp {
+namespace {
+
+std::vector<std::filesystem::path> regression_files() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(CHUNKPROOF_SOURCE_DIR) / "corpus" /
+                                                           "regressions"))
+    if (e.path().extension() == ".case") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class Regression : public ::testing::TestWithParam<std::filesystem::path> {};
+
+TEST_P(Regression, EveryVersionGivesItsExpectedVerdict) {
+  const RegressionFile rf = read_regression_file(GetParam());
+  ASSERT_FALSE(rf.expectations.empty()) << GetParam() << " has no '# expect' line";
+  for (const auto& ex : rf.expectations) {
+    const Evaluation ev = evaluate(rf.case_for(ex.version));
+    const std::string where = GetParam().filename().string() + " [" + std::string(name(ex.version)) + "] " +
+                              print_case(ev.c);
+    EXPECT_EQ(ev.outcome, ex.outcome) << where << " -> " << name(ev.outcome);
+    for (InvariantId id : ex.violated) EXPECT_TRUE(ev.violated(id)) << where << " expected " << info(id).tag;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, Regression, ::testing::ValuesIn(regression_files()),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param.stem().string();
+                           for (auto& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace cp
