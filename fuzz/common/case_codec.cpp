@@ -1,0 +1,254 @@
+#include "fuzz/common/case_codec.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <numeric>
+#include <span>
+#include <string_view>
+
+#include "reference/planner/plan.h"
+
+namespace cp::fuzz {
+namespace {
+
+// Reads each field from the provider (integers come from the END of the input).
+class Reader {
+ public:
+  explicit Reader(FuzzedDataProvider& f) : f_(f) {}
+  std::int64_t range(std::int64_t /*value*/, std::int64_t lo, std::int64_t hi) {
+    return f_.ConsumeIntegralInRange<std::int64_t>(lo, hi);
+  }
+
+ private:
+  FuzzedDataProvider& f_;
+};
+
+// Writes the bytes FuzzedDataProvider::ConsumeIntegralInRange reads back as `value`: the
+// most significant byte first in consumption order, as many bytes as the range needs.
+class Writer {
+ public:
+  std::int64_t range(std::int64_t value, std::int64_t lo, std::int64_t hi) {
+    if (value < lo || value > hi)
+      throw CaseError(key_, "value " + std::to_string(value) + " outside the fuzz decoder's range [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    const auto span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    const auto r = static_cast<std::uint64_t>(value) - static_cast<std::uint64_t>(lo);
+    int bytes = 0;
+    while (bytes < 8 && (span >> (8 * bytes)) > 0) ++bytes;
+    for (int i = bytes - 1; i >= 0; --i) tail_.push_back(static_cast<std::uint8_t>((r >> (8 * i)) & 0xff));
+    return value;
+  }
+  void key(std::string k) { key_ = std::move(k); }
+  std::vector<std::uint8_t> bytes() const { return {tail_.rbegin(), tail_.rend()}; }
+
+ private:
+  std::vector<std::uint8_t> tail_;  // consumption order: the input's last byte first
+  std::string key_;
+};
+
+template <class IO>
+void key(IO& io, const char* k) {
+  if constexpr (std::is_same_v<IO, Writer>) io.key(k);
+}
+
+// A field drawn half the time from a table of values that matter (the spec's configs) and
+// half the time raw from [lo, hi].
+template <class IO>
+std::int64_t pick(IO& io, std::int64_t value, std::span<const std::int64_t> table, std::int64_t lo, std::int64_t hi) {
+  std::int64_t sel = 1;  // odd: raw
+  const auto it = std::find(table.begin(), table.end(), value);
+  if (it != table.end()) sel = 2 * (it - table.begin());
+  sel = io.range(sel, 0, 255);
+  if (sel % 2 == 0) return table[static_cast<std::size_t>(sel / 2) % table.size()];
+  return io.range(value, lo, hi);
+}
+
+constexpr std::array<std::int64_t, 8> kDcp{1, 2, 4, 8, 3, 16, 6, 12};
+constexpr std::array<std::int64_t, 8> kBlock{16, 64, 128, 1, 2, 32, 8, 256};
+constexpr std::array<std::int64_t, 8> kInterleave{1, 64, 16, 8, 2, 4, 32, 128};
+constexpr std::array<std::int64_t, 8> kModelLen{163840, 4096, 4095, 32768, 131072, 8192, 2048, 65536};
+constexpr std::array<std::int64_t, 8> kNumSeqs{256, 64, 1024, 1, 32, 128, 8, 16};
+constexpr std::array<std::int64_t, 10> kWorkspace{65536, 32768, 131072, 1024, 256, 4096, 512, 128, 1000, 384};
+constexpr std::array<std::int64_t, 14> kCtx{0,   30000, 100, 20000, 12000, 50000, 6000,
+                                            500, 1000,  300, 64,    1,     70000, 3000};
+constexpr std::array<std::int64_t, 8> kQ{4, 16, 8, 1, 2, 32, 3, 64};
+
+std::int64_t alignment_unit(const Case& c) {
+  const std::int64_t v = c.interleave * c.dcp;
+  return c.dcp > 1 ? std::lcm(c.block, v) : c.block;
+}
+
+template <class IO>
+void schema(IO& io, Case& c, const Selection& sel) {
+  using L = DecodeLimits;
+  key(io, "version");
+  std::int64_t vi = 0;
+  for (std::size_t i = 0; i < sel.versions.size(); ++i)
+    if (sel.versions[i] == c.version) vi = static_cast<std::int64_t>(i);
+  vi = io.range(vi, 0, 255);
+  c.version = sel.versions[static_cast<std::size_t>(vi) % sel.versions.size()];
+  key(io, "platform");
+  std::int64_t pi = 0;
+  for (std::size_t i = 0; i < sel.platforms.size(); ++i)
+    if (sel.platforms[i] == c.platform) pi = static_cast<std::int64_t>(i);
+  pi = io.range(pi, 0, 255);
+  c.platform = sel.platforms[static_cast<std::size_t>(pi) % sel.platforms.size()];
+  key(io, "asserts");
+  c.asserts = io.range(c.asserts ? 1 : 0, 0, 255) != 0;  // mostly on, like production
+
+  const VersionInfo& info_v = info(c.version);
+  key(io, "block");
+  c.block = pick(io, c.block, kBlock, 1, L::max_block);
+  key(io, "dcp");
+  c.dcp = pick(io, c.dcp, kDcp, 1, L::max_dcp);
+  if (!info_v.supports_dcp) c.dcp = 1;
+  key(io, "interleave");
+  std::int64_t il = pick(io, c.interleave, kInterleave, 1, L::max_block);
+  if (il > c.block || c.block % il != 0) il = std::gcd(il, c.block);  // I-11: I divides B
+  c.interleave = info_v.supports_interleave ? il : 1;
+
+  key(io, "workspace");
+  std::int64_t mode = c.workspace ? 2 : 0;
+  if (c.workspace && *c.workspace % alignment_unit(c) == 0 &&
+      *c.workspace / alignment_unit(c) <= std::max<std::int64_t>(1, L::max_workspace / alignment_unit(c)))
+    mode = 1;
+  mode = io.range(mode, 0, 2);
+  if (mode == 0) {
+    key(io, "max_model_len");
+    c.max_model_len = pick(io, c.max_model_len.value_or(0), kModelLen, 1, L::max_model_len);
+    key(io, "max_num_seqs");
+    c.max_num_seqs = pick(io, c.max_num_seqs.value_or(0), kNumSeqs, 1, L::max_num_seqs);
+    c.workspace.reset();
+  } else if (mode == 1) {  // a multiple of the alignment unit: inside every sizing's domain
+    const std::int64_t unit = alignment_unit(c);
+    const std::int64_t k =
+        io.range(c.workspace ? *c.workspace / unit : 1, 1, std::max<std::int64_t>(1, L::max_workspace / unit));
+    c.workspace = k * unit;
+    c.max_model_len.reset();
+    c.max_num_seqs.reset();
+  } else {
+    c.workspace = pick(io, c.workspace.value_or(0), kWorkspace, 1, L::max_workspace);
+    c.max_model_len.reset();
+    c.max_num_seqs.reset();
+  }
+
+  key(io, "ctx");
+  const auto n = io.range(static_cast<std::int64_t>(c.ctx.size()), 1, L::max_requests);
+  c.ctx.resize(static_cast<std::size_t>(n));
+  c.q.resize(static_cast<std::size_t>(n));
+  std::int64_t left = L::max_total_ctx;
+  for (std::size_t i = 0; i < c.ctx.size(); ++i) {
+    key(io, "ctx");
+    c.ctx[i] = std::min(pick(io, c.ctx[i], kCtx, 0, L::max_ctx), left);
+    left -= c.ctx[i];
+    key(io, "q");
+    c.q[i] = pick(io, c.q[i], kQ, 1, L::max_q);
+  }
+}
+
+}  // namespace
+
+Selection Selection::all() {
+  Selection s;
+  for (const auto& v : all_versions()) s.versions.push_back(v.version);
+  s.platforms = {Platform::cuda, Platform::rocm};
+  return s;
+}
+
+Selection Selection::from_env() {
+  Selection s = all();
+  auto split = [](std::string_view list) {
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos <= list.size()) {
+      auto comma = list.find(',', pos);
+      if (comma == std::string_view::npos) comma = list.size();
+      if (comma > pos) out.emplace_back(list.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+    return out;
+  };
+  if (const char* e = std::getenv("CHUNKPROOF_FUZZ_VERSIONS"); e && *e && std::string_view(e) != "all") {
+    s.versions.clear();
+    for (const auto& n : split(e)) {
+      auto v = parse_version(n);
+      if (!v) throw CaseError("version", "CHUNKPROOF_FUZZ_VERSIONS: unknown version '" + n + "'");
+      s.versions.push_back(*v);
+    }
+    if (s.versions.empty()) s = all();
+  }
+  if (const char* e = std::getenv("CHUNKPROOF_FUZZ_PLATFORMS");
+      e && *e && std::string_view(e) != "all" && std::string_view(e) != "both") {
+    s.platforms.clear();
+    for (const auto& n : split(e)) {
+      auto p = parse_platform(n);
+      if (!p) throw CaseError("platform", "CHUNKPROOF_FUZZ_PLATFORMS: unknown platform '" + n + "'");
+      s.platforms.push_back(*p);
+    }
+    if (s.platforms.empty()) s.platforms = all().platforms;
+  }
+  return s;
+}
+
+Case decode_case(FuzzedDataProvider& fdp, const Selection& sel) {
+  Reader r(fdp);
+  Case c;
+  schema(r, c, sel);
+  return c;
+}
+
+Case decode_case(const std::uint8_t* data, std::size_t size, const Selection& sel) {
+  FuzzedDataProvider fdp(data, size);
+  return decode_case(fdp, sel);
+}
+
+std::vector<std::uint8_t> encode_case(const Case& c) {
+  if (c.ctx.size() != c.q.size() || c.ctx.empty())
+    throw CaseError("ctx", "ctx and q must have the same, non-zero length");
+  Writer w;
+  Case copy = c;
+  const Selection sel = Selection::all();
+  schema(w, copy, sel);
+  auto bytes = w.bytes();
+  // Fields the decoder cannot express (numerics keys, a total context over the bound) differ here.
+  Case back = decode_case(bytes.data(), bytes.size(), sel);
+  back.dims = c.dims;
+  back.seed = c.seed;
+  if (!(back == c))
+    throw CaseError("", "case is outside the fuzz decoder's domain (decodes to '" + print_case(back) + "')");
+  return bytes;
+}
+
+std::int64_t estimated_plan_entries(const Case& c) {
+  std::int64_t s = 0;
+  try {
+    s = c.workspace
+            ? *c.workspace
+            : size_workspace(c.version, c.platform, *c.max_model_len, *c.max_num_seqs, c.block, c.dcp, c.interleave);
+  } catch (const std::exception&) {
+    return 0;  // sizing itself refuses: cheap
+  }
+  std::int64_t n = 0, max_ctx = 0, total = 0;
+  for (auto x : c.ctx) {
+    n += x > 0;
+    max_ctx = std::max(max_ctx, x);
+    total += x;
+  }
+  const auto P = static_cast<std::int64_t>(c.ctx.size());
+  if (n == 0 || s <= 0) return P;
+  const std::int64_t width = std::max<std::int64_t>(1, s / n);
+  const std::int64_t old_entries = (max_ctx / width + 1) * P;
+  const std::int64_t packed_entries = total / std::max<std::int64_t>(1, s / std::max<std::int64_t>(1, c.dcp)) + P;
+  return info(c.version).packed ? packed_entries : old_entries;
+}
+
+bool in_sizing_domain(const Case& c) {
+  if (!c.workspace) return true;
+  const std::int64_t unit = alignment_unit(c);
+  return *c.workspace % c.dcp == 0 && *c.workspace >= unit;
+}
+
+}  // namespace cp::fuzz

@@ -1,0 +1,63 @@
+// The planner fuzzer's input format: a case decoded from the bytes with FuzzedDataProvider,
+// and its exact inverse, so that case lines (the spec's counterexamples, upstream tests,
+// regression files) become seed inputs and every input prints as a case line.
+//
+// One schema, two directions: `schema()` is written once over an IO type that either reads
+// a field from FuzzedDataProvider or writes the field's bytes, so decode(encode(c)) == c by
+// construction (and encode_case() checks it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reference/caseio/case.h"
+#include "reference/planner/versions.h"
+
+class FuzzedDataProvider;
+
+namespace cp::fuzz {
+
+// Which versions and platforms the decoded byte selects from. The same bytes decode to a
+// version of this list (index modulo its size), so a campaign restricted to one version
+// still reuses any corpus.
+struct Selection {
+  std::vector<Version> versions;    // default: every version, catalogue order
+  std::vector<Platform> platforms;  // default: cuda, rocm
+  static Selection all();
+  // From CHUNKPROOF_FUZZ_VERSIONS / CHUNKPROOF_FUZZ_PLATFORMS (comma lists; "all" or unset = all).
+  // Throws CaseError on an unknown name.
+  static Selection from_env();
+};
+
+// Bounds that keep one execution short (the token-level simulation is linear in context).
+struct DecodeLimits {
+  static constexpr std::int64_t max_requests = 64;
+  static constexpr std::int64_t max_dcp = 64;
+  static constexpr std::int64_t max_block = 16384;
+  static constexpr std::int64_t max_ctx = std::int64_t{1} << 17;
+  static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 18;
+  static constexpr std::int64_t max_q = 1024;
+  static constexpr std::int64_t max_workspace = std::int64_t{1} << 22;
+  static constexpr std::int64_t max_model_len = std::int64_t{1} << 20;
+  static constexpr std::int64_t max_num_seqs = 2048;
+};
+
+// Decodes a case; never throws for any input (the result may still fail validate_case()).
+Case decode_case(FuzzedDataProvider& fdp, const Selection& sel);
+Case decode_case(const std::uint8_t* data, std::size_t size, const Selection& sel);
+
+// Bytes that decode (with Selection::all()) to exactly `c`. Throws CaseError naming the key
+// when `c` is outside the decoder's bounds (DecodeLimits).
+std::vector<std::uint8_t> encode_case(const Case& c);
+
+// Rough count of chunk entries the version's planner would build: inputs above a bound are
+// skipped by the fuzzers (they are valid, only slow). Never throws.
+std::int64_t estimated_plan_entries(const Case& c);
+
+// The sizing domain of a workspace: S % W == 0 and S >= lcm(B, I*W) (B without DCP) — what
+// every aligned sizing function guarantees. An explicit workspace outside it is not a bug of
+// a version whose own sizing never produces it.
+bool in_sizing_domain(const Case& c);
+
+}  // namespace cp::fuzz
