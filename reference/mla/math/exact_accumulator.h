@@ -87,9 +87,9 @@ struct ExactAcc {
   }
 
   CP_HD void add(float x) {
-    bool neg;
-    std::uint64_t m;
-    int e;
+    bool neg = false;
+    std::uint64_t m = 0;
+    int e = 0;
     if (!decompose(x, neg, m, e)) {
       bump_count();
       flags |= kNonFinite;
@@ -99,9 +99,9 @@ struct ExactAcc {
   }
 
   CP_HD void add_product(float x, float y) {
-    bool na, nb;
-    std::uint64_t ma, mb;
-    int ea, eb;
+    bool na = false, nb = false;
+    std::uint64_t ma = 0, mb = 0;
+    int ea = 0, eb = 0;
     if (!decompose(x, na, ma, ea) || !decompose(y, nb, mb, eb)) {
       bump_count();
       flags |= kNonFinite;

@@ -1,0 +1,677 @@
+// The CPU numerics check: unchunked reference vs chunked pipeline (exact path), and the
+// vLLM-style path vs a float64 oracle. See check.h for the contract, docs/numerics.md for why.
+#include "reference/mla/check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iterator>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "reference/dcp/simulate.h"
+#include "reference/mla/inputs.h"
+#include "reference/mla/math/all.h"
+
+namespace cp::mla {
+
+namespace {
+
+using Row = std::uint16_t;  // bf16 bits
+
+// One prefill request's running state.
+struct Work {
+  int request = 0;
+  int qn = 0;
+  std::int64_t ctx = 0;
+  std::int64_t token0 = 0;         // prefill token index of its first new token
+  const float* q = nullptr;        // [qn][N][qk]
+  std::vector<float> mx;           // [qn][N] global row max of the attended scores
+  std::vector<float> ctx_scores;   // context keys, appended per batch: [rows][qn][N]
+  std::size_t cursor = 0;          // read position of pass 2 in ctx_scores
+  std::vector<float> suf_scores;   // causal suffix: [key j][qn][N]
+  std::vector<ExactAcc> den, num;  // [qn][N], [qn][N][Vd]
+  // vLLM path: running context partial per flavour ([qn][N][Vd], lse [N][qn]).
+  bool have_part = false;
+  std::vector<float> part_out[2], part_lse[2];
+  // float64 oracle (reference only)
+  std::vector<double> o_den, o_num;
+};
+
+// Runs fn(h0, h1) over head ranges on up to `threads` std::threads.
+template <class F>
+void for_heads(int threads, int N, std::int64_t work, F&& fn) {
+  const int t = std::min(threads, N);
+  if (t <= 1 || work < (1 << 16)) {
+    fn(0, N);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int k = 0; k < t; ++k) {
+    const int h0 = N * k / t, h1 = N * (k + 1) / t;
+    if (h0 < h1) pool.emplace_back([&fn, h0, h1] { fn(h0, h1); });
+  }
+  for (auto& th : pool) th.join();
+}
+
+class Engine {
+ public:
+  Engine(const Inputs& in, int threads) : in_(in), s_(in.s), threads_(threads) {}
+
+  void init(Work& w, bool oracle) const {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    w.mx.assign(th, neg_inf());
+    w.ctx_scores.clear();
+    w.cursor = 0;
+    w.suf_scores.assign(static_cast<std::size_t>(w.qn) * th, 0.0f);
+    ExactAcc z;
+    z.clear();
+    w.den.assign(th, z);
+    w.num.assign(th * static_cast<std::size_t>(s_.Vd), z);
+    if (oracle) {
+      w.o_den.assign(th, 0.0);
+      w.o_num.assign(th * static_cast<std::size_t>(s_.Vd), 0.0);
+    }
+  }
+
+  // Pass 1: up-project K once per row, score every (token, head), update the row max.
+  // causal: the rows are the request's new tokens 0..n-1 and token t sees keys j <= t.
+  void scores(Work& w, const Row* rows, std::int64_t n, bool causal) const {
+    float* out;
+    if (causal) {
+      out = w.suf_scores.data();
+    } else {
+      const std::size_t at = w.ctx_scores.size();
+      w.ctx_scores.resize(at + static_cast<std::size_t>(n * w.qn * s_.N));
+      out = w.ctx_scores.data() + at;
+    }
+    if (n == 0) return;
+    const int N = s_.N, Pn = s_.Pn, Rr = s_.Rr, qk = s_.qk(), qn = w.qn;
+    std::vector<float> kn(static_cast<std::size_t>(n) * N * Pn);
+    std::vector<float> kpe(static_cast<std::size_t>(n) * Rr);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int e = 0; e < Rr; ++e) kpe[i * Rr + e] = bf16_to_float(rows[i * s_.row() + s_.L + e]);
+    for_heads(threads_, N, n * N * s_.L * Pn, [&](int h0, int h1) {
+      up_project(rows, n, in_.w_uk, Pn, h0, h1, kn.data());
+      for (std::int64_t i = 0; i < n; ++i)
+        for (int t = causal ? static_cast<int>(i) : 0; t < qn; ++t)
+          for (int h = h0; h < h1; ++h) {
+            const float d =
+                dot_concat(w.q + (t * N + h) * qk, kn.data() + (i * N + h) * Pn, Pn, kpe.data() + i * Rr, Rr);
+            const float sc = mul_rn(d, in_.scale);
+            out[(i * qn + t) * N + h] = sc;
+            float& m = w.mx[static_cast<std::size_t>(t * N + h)];
+            m = max_sel(sc, m);
+          }
+    });
+  }
+
+  // Pass 2: up-project V once per row; exact accumulation of w = exp(s - max) and w * v.
+  // With `oracle`, the same terms in float64 (libm exp). With `part` (vLLM path), the fp32
+  // softmax of these rows alone -> (out [qn][N][Vd], lse [N][qn]).
+  void accumulate(Work& w, const Row* rows, std::int64_t n, bool causal, bool exact, bool oracle, float* part_out,
+                  float* part_lse) const {
+    const float* sc;
+    if (causal) {
+      sc = w.suf_scores.data();
+    } else {
+      sc = w.ctx_scores.data() + w.cursor;
+      w.cursor += static_cast<std::size_t>(n * w.qn * s_.N);
+    }
+    const int N = s_.N, Vd = s_.Vd, qn = w.qn;
+    std::vector<float> v(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * N * Vd);
+    for_heads(threads_, N, n * N * s_.L * Vd, [&](int h0, int h1) {
+      if (n > 0) up_project(rows, n, in_.w_uv, Vd, h0, h1, v.data());
+      for (int t = 0; t < qn; ++t)
+        for (int h = h0; h < h1; ++h) {
+          const std::size_t th = static_cast<std::size_t>(t * N + h);
+          const std::int64_t first = 0, last = causal ? std::min<std::int64_t>(n, t + 1) : n;
+          if (exact || oracle) {
+            const float m = w.mx[th];
+            ExactAcc& den = w.den[th];
+            ExactAcc* num = w.num.data() + th * Vd;
+            for (std::int64_t i = first; i < last; ++i) {
+              const float s = sc[(i * qn + t) * N + h];
+              const float* vi = v.data() + (i * N + h) * Vd;
+              if (exact) {
+                const float p = exp_cp(sub_rn(s, m));
+                den.add(p);
+                for (int d = 0; d < Vd; ++d) num[d].add_product(p, vi[d]);
+              }
+              if (oracle) {
+                const double p = std::exp(static_cast<double>(s) - static_cast<double>(m));
+                w.o_den[th] += p;
+                for (int d = 0; d < Vd; ++d) w.o_num[th * Vd + d] += p * static_cast<double>(vi[d]);
+              }
+            }
+          }
+          if (part_out != nullptr) {
+            float* o = part_out + th * Vd;
+            float& lse = part_lse[static_cast<std::size_t>(h) * qn + t];
+            float m = neg_inf();
+            for (std::int64_t i = first; i < last; ++i) m = max_sel(sc[(i * qn + t) * N + h], m);
+            for (int d = 0; d < Vd; ++d) o[d] = 0.0f;
+            if (last <= first) {
+              lse = neg_inf();
+              continue;
+            }
+            float l = 0.0f;
+            for (std::int64_t i = first; i < last; ++i) {
+              const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], m));
+              l = add_rn(l, p);
+              const float* vi = v.data() + (i * N + h) * Vd;
+              for (int d = 0; d < Vd; ++d) o[d] = dot_step(o[d], p, vi[d]);
+            }
+            for (int d = 0; d < Vd; ++d) o[d] = div_rn(o[d], l);
+            lse = add_rn(m, log_cp(l));
+          }
+        }
+    });
+  }
+
+ private:
+  // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for heads [h0, h1): fixed order over L.
+  void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, int cols, int h0, int h1,
+                  float* out) const {
+    const int L = s_.L, N = s_.N;
+    std::vector<float> x(static_cast<std::size_t>(L));
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (int l = 0; l < L; ++l) x[l] = bf16_to_float(rows[i * s_.row() + l]);
+      float* acc = out + (i * N + h0) * cols;
+      const long width = static_cast<long>(h1 - h0) * cols;
+      for (long j = 0; j < width; ++j) acc[j] = 0.0f;
+      axpy_rows_strided(acc, x.data(), W.data() + static_cast<long>(h0) * cols, L, static_cast<long>(N) * cols, width);
+      for (long j = 0; j < width; ++j) acc[j] = round_to_bf16(acc[j]);  // kv_b_proj output is bf16
+    }
+  }
+
+  const Inputs& in_;
+  const Shape s_;
+  int threads_;
+};
+
+// The chunk's workspace rows [0, total) as the version's data path produces them. Under DCP:
+// each rank gathers padded local rows from its own shard (cp_gather_cache: local slot
+// local_start + k), the all-gather concatenates ranks, reorg keeps kept[r] rows per rank and
+// request; rows nothing wrote hold stale garbage. Without DCP: the version's gather kernel.
+std::vector<Row> build_workspace(const Inputs& in, const Case& c, const Plan& p, const Chunk& ch, std::size_t ci) {
+  const int R = in.s.row();
+  const std::int64_t total = ch.total_tokens();
+  std::vector<Row> ws(static_cast<std::size_t>(total * R));
+  const std::uint64_t stale_stream = 1000 + ci;
+  if (c.dcp == 1) {
+    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+      const auto& e = ch.entries[b];
+      const std::int64_t first = p.gather == GatherKind::page_rounding ? e.start / c.block * c.block : e.start;
+      for (std::int64_t k = 0; k < e.len; ++k) in.fetch(e.request, first + k, ws.data() + (ch.cu_seq_lens[b] + k) * R);
+    }
+    return ws;
+  }
+  const std::int64_t toks = ch.local_tokens(), W = c.dcp;
+  std::vector<Row> G(static_cast<std::size_t>(toks * W * R));  // all-gather output, rank-major
+  for (std::int64_t r = 0; r < W; ++r)
+    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+      const auto& e = ch.entries[b];
+      for (std::int64_t k = 0; k < e.padded_local_len; ++k) {
+        Row* dst = G.data() + (r * toks + ch.padded_local_cu[b] + k) * R;
+        if (const Row* src = in.local_row(e.request, r, e.local_start + k))
+          std::copy(src, src + R, dst);
+        else
+          in.garbage_row(2 + static_cast<std::uint64_t>(r),
+                         (static_cast<std::uint64_t>(e.request) << 40) ^ static_cast<std::uint64_t>(e.local_start + k),
+                         dst);
+      }
+    }
+  for (std::int64_t t = 0; t < total; ++t)
+    in.garbage_row(stale_stream, static_cast<std::uint64_t>(t), ws.data() + t * R);
+  std::int64_t o = 0;
+  for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+    const auto& e = ch.entries[b];
+    for (std::int64_t r = 0; r < W; ++r)
+      for (std::int64_t k = 0; k < e.kept[static_cast<std::size_t>(r)]; ++k, ++o) {
+        const std::int64_t g = r * toks + ch.padded_local_cu[b] + k;
+        if (o < total && g < toks * W) std::copy(G.data() + g * R, G.data() + (g + 1) * R, ws.data() + o * R);
+      }
+  }
+  return ws;
+}
+
+// The data path and the index simulation must agree on every real row they name.
+void cross_check(const Inputs& in, const std::vector<Row>& ws, const std::vector<RowSource>& sim, std::size_t ci) {
+  const int R = in.s.row();
+  for (std::size_t t = 0; t < sim.size(); ++t) {
+    const RowSource& rs = sim[t];
+    if (rs.kind == RowKind::stale) continue;
+    const Row* real = in.cache_row(rs.request, rs.position);
+    if (real == nullptr || !std::equal(real, real + R, ws.data() + static_cast<std::ptrdiff_t>(t) * R))
+      throw std::logic_error("chunk " + std::to_string(ci) + " row " + std::to_string(t) +
+                             ": the data path and simulate_chunk disagree about request " + std::to_string(rs.request) +
+                             " position " + std::to_string(rs.position));
+  }
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> ranges_where(const std::vector<std::uint8_t>& cnt, bool twice,
+                                                                std::int64_t& total) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  total = 0;
+  const auto n = static_cast<std::int64_t>(cnt.size());
+  for (std::int64_t i = 0; i < n;) {
+    auto hit = [&](std::int64_t k) {
+      return twice ? cnt[static_cast<std::size_t>(k)] >= 2 : cnt[static_cast<std::size_t>(k)] == 0;
+    };
+    if (!hit(i)) {
+      ++i;
+      continue;
+    }
+    std::int64_t j = i;
+    while (j < n && hit(j)) ++j;
+    total += j - i;
+    out.emplace_back(i, j);
+    i = j;
+  }
+  return out;
+}
+
+void reference_outputs(const Engine& eng, const Inputs& in, std::vector<Work>& works, bool exact, bool oracle) {
+  const int R = in.s.row();
+  constexpr std::int64_t kBatch = 512;
+  std::vector<Row> rows;
+  auto load = [&](const Work& w, std::int64_t p0, std::int64_t n) {
+    rows.resize(static_cast<std::size_t>(n * R));
+    for (std::int64_t k = 0; k < n; ++k) in.fetch(w.request, p0 + k, rows.data() + k * R);
+  };
+  for (auto& w : works) {
+    eng.init(w, oracle);
+    for (std::int64_t p0 = 0; p0 < w.ctx; p0 += kBatch) {
+      const std::int64_t n = std::min(kBatch, w.ctx - p0);
+      load(w, p0, n);
+      eng.scores(w, rows.data(), n, false);
+    }
+    load(w, w.ctx, w.qn);
+    eng.scores(w, rows.data(), w.qn, true);
+    for (std::int64_t p0 = 0; p0 < w.ctx; p0 += kBatch) {
+      const std::int64_t n = std::min(kBatch, w.ctx - p0);
+      load(w, p0, n);
+      eng.accumulate(w, rows.data(), n, false, exact, oracle, nullptr, nullptr);
+    }
+    load(w, w.ctx, w.qn);
+    eng.accumulate(w, rows.data(), w.qn, true, exact, oracle, nullptr, nullptr);
+  }
+}
+
+}  // namespace
+
+CheckResult run_check(const Case& c, const CheckOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckResult res;
+  res.ev = evaluate(c);
+  const Plan& plan = res.ev.plan;
+  if ((c.asserts && !plan.asserts.empty()) || !plan.built) {
+    res.assert_fired = true;
+    if (!plan.asserts.empty()) {
+      const auto& a = plan.asserts.front();
+      res.assert_text = a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
+    } else {
+      res.assert_text = "no plan could be built";
+    }
+    return res;
+  }
+  const Inputs in = make_inputs(c);
+  const Shape& s = in.s;
+  const Engine eng(in, std::max(1, opts.threads));
+
+  // One Work per prefill, in prefill order; prefill token index of each.
+  std::vector<Work> ref(plan.prefills.size()), chk(plan.prefills.size());
+  std::vector<int> work_of(c.ctx.size(), -1);
+  std::int64_t T = 0;
+  for (std::size_t k = 0; k < plan.prefills.size(); ++k) {
+    const int r = plan.prefills[k];
+    for (auto* w : {&ref[k], &chk[k]}) {
+      w->request = r;
+      w->qn = static_cast<int>(c.q[static_cast<std::size_t>(r)]);
+      w->ctx = c.ctx[static_cast<std::size_t>(r)];
+      w->token0 = T;
+      w->q = in.query[static_cast<std::size_t>(r)].data();
+    }
+    work_of[static_cast<std::size_t>(r)] = static_cast<int>(k);
+    T += c.q[static_cast<std::size_t>(r)];
+    res.context_rows += c.ctx[static_cast<std::size_t>(r)];
+  }
+  res.prefill_tokens = T;
+  const std::size_t per_token = static_cast<std::size_t>(s.N) * s.Vd;
+
+  // --- Unchunked reference (exact) and the float64 oracle over the true keys.
+  reference_outputs(eng, in, ref, opts.exact, opts.vllm);
+
+  // --- Chunked pipeline: the data path per chunk, both passes, vLLM partials in pass 2.
+  std::vector<std::vector<RowSource>> sims(plan.chunks.size());
+  for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) sims[ci] = simulate_chunk(c, plan, plan.chunks[ci]);
+  for (auto& w : chk) eng.init(w, false);
+  for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
+    const Chunk& ch = plan.chunks[ci];
+    const auto ws = build_workspace(in, c, plan, ch, ci);
+    cross_check(in, ws, sims[ci], ci);
+    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+      Work& w = chk[static_cast<std::size_t>(work_of[static_cast<std::size_t>(ch.entries[b].request)])];
+      const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
+      eng.scores(w, ws.data() + ch.cu_seq_lens[b] * s.row(), n, false);
+      res.attended_rows += n;
+    }
+  }
+  std::vector<Row> rows;
+  auto load_suffix = [&](const Work& w) {
+    rows.resize(static_cast<std::size_t>(w.qn * s.row()));
+    for (int k = 0; k < w.qn; ++k) in.fetch(w.request, w.ctx + k, rows.data() + k * s.row());
+  };
+  for (auto& w : chk) {
+    load_suffix(w);
+    eng.scores(w, rows.data(), w.qn, true);
+  }
+  std::vector<float> po, pl, mo, ml;
+  for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
+    const Chunk& ch = plan.chunks[ci];
+    const auto ws = build_workspace(in, c, plan, ch, ci);
+    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+      Work& w = chk[static_cast<std::size_t>(work_of[static_cast<std::size_t>(ch.entries[b].request)])];
+      const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
+      const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+      po.assign(th * s.Vd, 0.0f);
+      pl.assign(th, neg_inf());
+      eng.accumulate(w, ws.data() + ch.cu_seq_lens[b] * s.row(), n, false, opts.exact, false,
+                     opts.vllm ? po.data() : nullptr, pl.data());
+      if (!opts.vllm) continue;
+      for (int f = 0; f < 2; ++f) {
+        if (!w.have_part) {  // first piece of the request's context: copy
+          w.part_out[f] = po;
+          w.part_lse[f] = pl;
+          continue;
+        }
+        mo.assign(th * s.Vd, 0.0f);
+        ml.assign(th, 0.0f);
+        const long ts = static_cast<long>(s.N) * s.Vd, hs = s.Vd;
+        MergeTensors m{mo.data(),
+                       ml.data(),
+                       ts,
+                       hs,
+                       w.part_out[f].data(),
+                       w.part_lse[f].data(),
+                       ts,
+                       hs,
+                       po.data(),
+                       pl.data(),
+                       ts,
+                       hs,
+                       w.qn,
+                       s.N,
+                       s.Vd};
+        merge_attn_states(f == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m);
+        w.part_out[f] = mo;
+        w.part_lse[f] = ml;
+      }
+      w.have_part = true;
+    }
+  }
+
+  // --- Outputs.
+  std::vector<float> ref_out(static_cast<std::size_t>(T) * per_token), chk_out(ref_out.size());
+  std::vector<double> ora_out(ref_out.size());
+  std::vector<float> vl_out[2] = {std::vector<float>(ref_out.size()), std::vector<float>(ref_out.size())};
+  for (std::size_t k = 0; k < chk.size(); ++k) {
+    Work& w = chk[k];
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+    load_suffix(w);
+    po.assign(th * s.Vd, 0.0f);
+    pl.assign(th, neg_inf());
+    eng.accumulate(w, rows.data(), w.qn, true, opts.exact, false, opts.vllm ? po.data() : nullptr, pl.data());
+    const std::size_t base = static_cast<std::size_t>(w.token0) * per_token;
+    for (std::size_t i = 0; i < th; ++i)
+      for (int d = 0; d < s.Vd; ++d) {
+        const std::size_t e = i * s.Vd + d;
+        if (opts.exact) {
+          chk_out[base + e] = normalize(w.num[e], w.den[i]);
+          ref_out[base + e] = normalize(ref[k].num[e], ref[k].den[i]);
+          if (!w.num[e].ok() || !w.den[i].ok() || !ref[k].num[e].ok() || !ref[k].den[i].ok()) res.exact.overflow = true;
+        }
+        if (opts.vllm) ora_out[base + e] = ref[k].o_num[e] / ref[k].o_den[i];
+      }
+    if (!opts.vllm) continue;
+    for (int f = 0; f < 2; ++f) {
+      if (!w.have_part) {  // never in a chunk (ctx = 0 under the packed planner): (0, -inf)
+        w.part_out[f].assign(th * s.Vd, 0.0f);
+        w.part_lse[f].assign(th, neg_inf());
+      }
+      const long ts = static_cast<long>(s.N) * s.Vd, hs = s.Vd;
+      std::vector<float> lse(th);
+      MergeTensors m{vl_out[f].data() + base,
+                     lse.data(),
+                     ts,
+                     hs,
+                     w.part_out[f].data(),
+                     w.part_lse[f].data(),
+                     ts,
+                     hs,
+                     po.data(),
+                     pl.data(),
+                     ts,
+                     hs,
+                     w.qn,
+                     s.N,
+                     s.Vd};
+      merge_attn_states(f == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m);
+      // S4/S5: tokens at or past prefill_tokens_with_context take the suffix alone.
+      if (plan.prefill_tokens_with_context)
+        for (int t = 0; t < w.qn; ++t)
+          if (w.token0 + t >= *plan.prefill_tokens_with_context)
+            std::copy(po.begin() + static_cast<long>(t) * ts, po.begin() + static_cast<long>(t + 1) * ts,
+                      vl_out[f].begin() + static_cast<long>(base) + static_cast<long>(t) * ts);
+    }
+  }
+
+  auto element_at = [&](std::size_t idx) {
+    ElementAt e;
+    e.token = static_cast<std::int64_t>(idx / per_token);
+    e.head = static_cast<int>((idx % per_token) / static_cast<std::size_t>(s.Vd));
+    e.dim = static_cast<int>(idx % static_cast<std::size_t>(s.Vd));
+    for (const auto& w : chk)
+      if (e.token >= w.token0 && e.token < w.token0 + w.qn) {
+        e.request = w.request;
+        e.token_in_request = e.token - w.token0;
+      }
+    return e;
+  };
+
+  // --- Exact comparison, bit for bit (NaN is never equal).
+  if (opts.exact) {
+    ExactResult& ex = res.exact;
+    ex.ran = true;
+    ex.elements = static_cast<std::int64_t>(ref_out.size());
+    for (std::size_t i = 0; i < ref_out.size(); ++i) {
+      const std::uint32_t a = bits_of(ref_out[i]), b = bits_of(chk_out[i]);
+      if (a != b || is_nan(ref_out[i]) || is_nan(chk_out[i])) {
+        if (ex.differing++ == 0) {
+          ex.first = element_at(i);
+          ex.ref_bits = a;
+          ex.got_bits = b;
+        }
+      }
+    }
+  }
+  // Routing per request, from the simulation (the diagnosis of a difference).
+  {
+    std::vector<RequestRouting> rt(chk.size());
+    std::vector<std::vector<std::uint8_t>> cnt(chk.size());
+    for (std::size_t k = 0; k < chk.size(); ++k) {
+      rt[k].request = chk[k].request;
+      rt[k].ctx = chk[k].ctx;
+      cnt[k].assign(static_cast<std::size_t>(chk[k].ctx), 0);
+    }
+    for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
+      const Chunk& ch = plan.chunks[ci];
+      for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+        const int r = ch.entries[b].request;
+        const auto k = static_cast<std::size_t>(work_of[static_cast<std::size_t>(r)]);
+        RequestRouting& rr = rt[k];
+        for (std::int64_t t = ch.cu_seq_lens[b]; t < ch.cu_seq_lens[b + 1]; ++t) {
+          const RowSource& rs = sims[ci][static_cast<std::size_t>(t)];
+          ++rr.rows;
+          if (rs.kind == RowKind::context && rs.request == r) {
+            auto& x = cnt[k][static_cast<std::size_t>(rs.position)];
+            if (x < 255) ++x;
+          } else if (rs.kind == RowKind::context) {
+            ++rr.foreign_context;
+            if (std::find(rr.from_requests.begin(), rr.from_requests.end(), rs.request) == rr.from_requests.end())
+              rr.from_requests.push_back(rs.request);
+          } else if (rs.kind == RowKind::new_token) {
+            ++rr.new_token_rows;
+          } else {
+            ++rr.stale_rows;
+          }
+        }
+      }
+    }
+    for (std::size_t k = 0; k < chk.size(); ++k) {
+      rt[k].missing = ranges_where(cnt[k], false, rt[k].n_missing);
+      rt[k].twice = ranges_where(cnt[k], true, rt[k].n_twice);
+      if (rt[k].ctx > 0 || !rt[k].exact()) res.exact.routing.push_back(std::move(rt[k]));
+    }
+  }
+
+  // --- vLLM path against the oracle.
+  if (opts.vllm) {
+    VllmResult& vr = res.vllm;
+    vr.ran = true;
+    // Dispatcher (spec §4, S12): the CUDA kernel on CUDA when the head size qualifies.
+    vr.production = (c.platform == Platform::cuda && s.Vd % 8 == 0) ? MergeFlavour::cuda : MergeFlavour::triton;
+    vr.bound_abs = kVllmBoundAbs;
+    vr.bound_rel = kVllmBoundRel;
+    for (int f = 0; f < 2; ++f) {
+      FlavourResult& fr = vr.flavours[f];
+      fr.flavour = f == 0 ? MergeFlavour::triton : MergeFlavour::cuda;
+      for (std::size_t row = 0; row < ref_out.size(); row += static_cast<std::size_t>(s.Vd)) {
+        double scale = 0;
+        for (int d = 0; d < s.Vd; ++d) scale = std::max(scale, std::abs(ora_out[row + d]));
+        for (int d = 0; d < s.Vd; ++d) {
+          const std::size_t i = row + d;
+          const float g = vl_out[f][i];
+          if (is_nan(g)) {
+            if (fr.nan++ == 0) fr.first_nan = element_at(i);
+            continue;
+          }
+          if (is_inf(g)) {
+            ++fr.inf;
+            continue;
+          }
+          const double err = std::abs(static_cast<double>(g) - ora_out[i]);
+          if (err > fr.max_abs) {
+            fr.max_abs = err;
+            fr.worst = element_at(i);
+          }
+          fr.max_rel = std::max(fr.max_rel, scale > 0 ? err / scale : 0.0);
+          fr.max_ulp = std::max(fr.max_ulp, static_cast<int>(bf16_ulp_distance(
+                                                float_to_bf16(g), float_to_bf16(static_cast<float>(ora_out[i])))));
+        }
+      }
+      fr.within_bound = fr.nan == 0 && fr.inf == 0 && fr.max_abs <= vr.bound_abs && fr.max_rel <= vr.bound_rel;
+    }
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+std::string ranges_text(const std::vector<std::pair<std::int64_t, std::int64_t>>& r, std::size_t max_items) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < r.size() && i < max_items; ++i)
+    os << (i ? ", " : "") << "[" << r[i].first << ", " << r[i].second << ")";
+  if (r.size() > max_items) os << ", ... (" << r.size() << " ranges)";
+  return os.str();
+}
+
+int CheckResult::exit_code() const {
+  if (assert_fired) return 1;
+  if (exact.ran && exact.differing > 0) return 1;
+  if (vllm.ran && !vllm.ok()) return 1;
+  if (exact.ran && exact.overflow) return 3;
+  return 0;
+}
+
+std::string CheckResult::one_line() const {
+  std::ostringstream os;
+  if (assert_fired) return "assert fired: " + assert_text;
+  if (exact.ran) {
+    if (exact.overflow && exact.differing == 0) {
+      os << "inconclusive: exact accumulator overflow";
+    } else if (exact.differing == 0) {
+      os << "bits identical (" << exact.elements << " elements)";
+    } else {
+      const auto& f = *exact.first;
+      os << "bits differ: " << exact.differing << "/" << exact.elements << " elements, first at token " << f.token
+         << " (request " << f.request << " t" << f.token_in_request << ") head " << f.head << " dim " << f.dim;
+      for (const auto& r : exact.routing) {
+        if (r.exact()) continue;
+        os << "; request " << r.request << ":";
+        if (r.n_missing) os << " missing " << r.n_missing;
+        if (r.n_twice) os << " twice " << r.n_twice;
+        if (r.foreign_context) os << " foreign " << r.foreign_context;
+        if (r.new_token_rows) os << " new-token " << r.new_token_rows;
+        if (r.stale_rows) os << " stale " << r.stale_rows;
+      }
+    }
+  }
+  if (vllm.ran) {
+    const auto& p = vllm.prod();
+    if (exact.ran) os << "; ";
+    os << "vllm " << (vllm.production == MergeFlavour::triton ? "triton" : "cuda") << ": ";
+    if (p.nan)
+      os << p.nan << " NaN";
+    else if (p.inf)
+      os << p.inf << " inf";
+    else {
+      std::ostringstream e;
+      e.precision(2);
+      e << std::scientific << p.max_abs;
+      os << "max abs " << e.str() << ", max rel " << p.max_rel << ", " << p.max_ulp << " bf16 ulp";
+    }
+    os << (p.within_bound ? " (within bound)" : " (OUT OF BOUND)");
+  }
+  return os.str();
+}
+
+Case random_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t k = 0;
+  auto next = [&](std::uint64_t mod) { return counter_hash(seed, 77, (index << 8) + k++) % mod; };
+  Case c;
+  c.version = v;
+  c.platform = p;
+  c.seed = counter_hash(seed, 78, index);
+  const VersionInfo& vi = info(v);
+  static constexpr std::int64_t kBlocks[] = {1, 2, 4, 8, 16, 32, 64, 3, 6, 12};
+  c.block = kBlocks[next(std::size(kBlocks))];
+  c.dcp = vi.supports_dcp ? static_cast<std::int64_t>(1 + next(8)) : 1;
+  c.interleave = 1;
+  if (vi.supports_interleave && c.dcp > 1 && next(3) != 0) {
+    std::vector<std::int64_t> divs;
+    for (std::int64_t d = 1; d <= c.block; ++d)
+      if (c.block % d == 0) divs.push_back(d);
+    c.interleave = divs[next(divs.size())];
+  }
+  const std::int64_t V = c.interleave * c.dcp;
+  const int n = static_cast<int>(1 + next(5));
+  std::int64_t total = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t ctx = next(5) == 0 ? 0 : static_cast<std::int64_t>(next(next(2) ? 200 : 900));
+    c.ctx.push_back(ctx);
+    c.q.push_back(static_cast<std::int64_t>(1 + next(5)));
+    total += ctx;
+  }
+  // A workspace that forces several chunks: a multiple of lcm(B, V) (packed sizing guarantees
+  // it; the old versions get it too, so only their own planning errors show).
+  const std::int64_t align = std::lcm(c.block, V);
+  const auto units = static_cast<std::uint64_t>(std::max<std::int64_t>(1, total / align / 2));
+  c.workspace = align * static_cast<std::int64_t>(1 + next(units));
+  validate_case(c);
+  return c;
+}
+
+}  // namespace cp::mla

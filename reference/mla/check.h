@@ -1,0 +1,123 @@
+// chunkproof's CPU numerics check (issue 4): the unchunked reference against the chunked
+// pipeline driven by a plan, bit for bit in the chunk-invariant arithmetic (DESIGN §6), and
+// the vLLM-style LSE-merge path against a float64 oracle.
+//
+//   CheckResult r = run_check(c, opts);   // plan + invariants (evaluate), then the paths
+//   r.exit_code()                         // 0 identical / within bound, 1 finding, 3 inconclusive
+//
+// Exact path: every output element (prefill token, head, v dim) is
+//   out = normalize(sum_j w_j * v_j, sum_j w_j),  w_j = exp_cp(s_j - max_j s_j),
+//   s_j = scale * (q . [k_nope_j, k_pe_j]) (dot_concat), k_nope/v = bf16(kv_c_j . W_UK/W_UV)
+// with both sums in ExactAcc, over the keys the pipeline actually attends: for the reference,
+// the request's context positions 0..ctx-1 and its new tokens 0..t (causal); for the chunked
+// pipeline, the workspace rows [cu[b], cu[b+1]) of every chunk, produced by the literal data
+// path (per-rank gather from the paged shards, all-gather, reorg; or the dcp=1 gather kernel
+// of the version) plus the same causal suffix.
+// vLLM path: per chunk an fp32 softmax -> (out, lse), chunk partials merged per request in
+// plan order (old planner: running merge over every chunk; packed: copy, then merge the
+// continuation), then merge(context, causal suffix) honouring prefill_tokens_with_context;
+// both merge flavours. Oracle: the same scores and V in float64 over the TRUE keys.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "invariants/catalogue.h"
+#include "reference/mla/math/merge_attn_states.h"
+
+namespace cp::mla {
+
+struct CheckOptions {
+  bool exact = true;
+  bool vllm = true;
+  int threads = 1;  // splits heads across std::threads
+};
+
+// Where one output element lives.
+struct ElementAt {
+  std::int64_t token = -1;  // prefill token index (0 = first token of the first prefill)
+  int request = -1;         // case request index
+  std::int64_t token_in_request = -1;
+  int head = -1;
+  int dim = -1;
+};
+
+// What one request attended to, over all chunks, per the DCP simulation.
+struct RequestRouting {
+  int request = -1;
+  std::int64_t ctx = 0;
+  std::int64_t rows = 0;                                       // context rows attended in total
+  std::vector<std::pair<std::int64_t, std::int64_t>> missing;  // [lo, hi) never received
+  std::vector<std::pair<std::int64_t, std::int64_t>> twice;    // [lo, hi) received >= 2 times
+  std::int64_t n_missing = 0, n_twice = 0;
+  std::int64_t foreign_context = 0;  // context rows of another request
+  std::int64_t new_token_rows = 0;   // new-token KV (own or another request's)
+  std::int64_t stale_rows = 0;       // stale slots / stale workspace rows
+  std::vector<int> from_requests;    // requests whose context rows it received
+  bool exact() const {
+    return n_missing == 0 && n_twice == 0 && foreign_context == 0 && new_token_rows == 0 && stale_rows == 0;
+  }
+};
+
+struct ExactResult {
+  bool ran = false;
+  std::int64_t elements = 0;
+  std::int64_t differing = 0;
+  std::optional<ElementAt> first;
+  std::uint32_t ref_bits = 0, got_bits = 0;  // at `first`
+  bool overflow = false;                     // an accumulator flagged: inconclusive
+  std::vector<RequestRouting> routing;       // every prefill with context (or misrouted)
+  bool identical() const { return ran && differing == 0 && !overflow; }
+};
+
+struct FlavourResult {
+  MergeFlavour flavour = MergeFlavour::triton;
+  double max_abs = 0, max_rel = 0;  // fp32 output vs float64 oracle (rel: to the row's max |oracle|)
+  int max_ulp = 0;                  // bf16(output) vs bf16(oracle)
+  std::int64_t nan = 0, inf = 0;    // non-finite output elements
+  std::optional<ElementAt> first_nan, worst;
+  bool within_bound = true;
+};
+
+struct VllmResult {
+  bool ran = false;
+  MergeFlavour production = MergeFlavour::triton;  // what the case's platform dispatches to
+  FlavourResult flavours[2];                       // [triton, cuda]
+  double bound_abs = 0;                            // stated bound (see docs/numerics.md)
+  double bound_rel = 0;
+  const FlavourResult& prod() const { return flavours[production == MergeFlavour::triton ? 0 : 1]; }
+  bool ok() const { return !ran || prod().within_bound; }
+};
+
+struct CheckResult {
+  Evaluation ev;              // plan, invariants, outcome
+  bool assert_fired = false;  // the version's assert (asserts=on) or no plan could be built
+  std::string assert_text;
+  ExactResult exact;
+  VllmResult vllm;
+  std::int64_t prefill_tokens = 0, context_rows = 0, attended_rows = 0;
+  double seconds = 0;
+  int exit_code() const;
+  std::string one_line() const;  // "bits identical (...)", "bits differ: ...", "assert fired: ..."
+};
+
+CheckResult run_check(const Case& c, const CheckOptions& opts);
+
+// "[lo, hi), [lo, hi), ... (k ranges)": the first max_items ranges.
+std::string ranges_text(const std::vector<std::pair<std::int64_t, std::int64_t>>& r, std::size_t max_items = 4);
+
+// The stated bound of the vLLM-style path against the float64 oracle (docs/numerics.md): per
+// element |out - oracle| <= kVllmBoundAbs and <= kVllmBoundRel * max_d |oracle[t, h, d]|, and no
+// NaN/inf. bf16 ULP distances are reported, not bounded (near 0 a bf16 ULP is arbitrarily small).
+inline constexpr double kVllmBoundAbs = 0x1p-16;
+inline constexpr double kVllmBoundRel = 0x1p-12;
+
+// Random small cases for `check --random` and the tests: dcp 1..8 with interleave > 1 among
+// them, 1..5 requests (q <= 1 leading ones are decodes), contexts that span several chunks.
+// For packed versions the workspace is a multiple of lcm(B, I*W) as their sizing guarantees.
+Case random_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index);
+
+}  // namespace cp::mla

@@ -1,0 +1,146 @@
+#include "reference/mla/inputs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "reference/dcp/ownership.h"
+#include "reference/mla/math/bf16.h"
+
+namespace cp::mla {
+
+namespace {
+
+// Streams of the counter-based generator: one per kind of value.
+enum Stream : std::uint64_t { kKv = 1, kWuk, kWuv, kQuery, kPages, kGarbage };
+
+std::uint64_t splitmix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Uniform in [-1, 1) with 24 bits, pushed away from 0 (|x| >= 2^-8), as a bf16.
+std::uint16_t real_value(std::uint64_t h, float mult) {
+  float x = static_cast<float>(static_cast<std::int64_t>(h >> 40) - (std::int64_t{1} << 23)) * 0x1p-23f;
+  if (x > -0x1p-8f && x < 0x1p-8f) x = x < 0.0f ? -0x1p-8f : 0x1p-8f;
+  return float_to_bf16(x * mult);
+}
+
+// Magnitude in [2, 4): never equal to a real value.
+std::uint16_t garbage_value(std::uint64_t h) {
+  const float mag = 2.0f + static_cast<float>(h >> 41) * 0x1p-22f;  // [2, 4)
+  return float_to_bf16((h & 1u) ? -mag : mag);
+}
+
+std::uint64_t pos_key(int request, std::int64_t position) {
+  return (static_cast<std::uint64_t>(request) << 40) ^ static_cast<std::uint64_t>(position);
+}
+
+}  // namespace
+
+std::uint64_t counter_hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  return splitmix(splitmix(seed ^ (stream * 0xd1b54a32d192ed03ull)) ^ index);
+}
+
+Shape shape_of(const Case& c) {
+  return {static_cast<int>(c.dims.kv_lora_rank), static_cast<int>(c.dims.rope_dim), static_cast<int>(c.dims.nope_dim),
+          static_cast<int>(c.dims.v_dim), static_cast<int>(c.dims.heads)};
+}
+
+const std::uint16_t* Inputs::local_row(int request, std::int64_t rank, std::int64_t local) const {
+  const auto& bt = block_table[static_cast<std::size_t>(request)];
+  const std::int64_t v = local / B;
+  if (local < 0 || v >= static_cast<std::int64_t>(bt.size())) return nullptr;
+  const std::int64_t slot = bt[static_cast<std::size_t>(v)] * B + local % B;
+  return shard[static_cast<std::size_t>(rank)].data() + slot * s.row();
+}
+
+const std::uint16_t* Inputs::cache_row(int request, std::int64_t position) const {
+  if (position < 0) return nullptr;
+  const Int p = position, Ii = I, Wi = W;
+  return local_row(request, owner_rank(p, Ii, Wi).get(), local_index(p, Ii, Wi).get());
+}
+
+void Inputs::garbage_row(std::uint64_t stream, std::uint64_t key, std::uint16_t* out) const {
+  const std::uint64_t base = counter_hash(seed, kGarbage, splitmix(stream) ^ key);
+  for (int e = 0; e < s.row(); ++e) out[e] = garbage_value(splitmix(base + static_cast<std::uint64_t>(e)));
+}
+
+void Inputs::fetch(int request, std::int64_t position, std::uint16_t* out) const {
+  if (const std::uint16_t* r = cache_row(request, position))
+    std::copy(r, r + s.row(), out);
+  else
+    garbage_row(1, pos_key(request, position), out);
+}
+
+Inputs make_inputs(const Case& c) {
+  Inputs in;
+  in.s = shape_of(c);
+  in.scale = 1.0f / std::sqrt(static_cast<float>(in.s.qk()));  // IEEE sqrt and divide
+  in.B = c.block;
+  in.W = c.dcp;
+  in.I = c.interleave;
+  in.seed = c.seed;
+  in.ctx = c.ctx;
+  in.q = c.q;
+  const Shape& s = in.s;
+  const auto nreq = c.ctx.size();
+  const std::int64_t vbs = in.B * in.W;
+
+  // Block tables: virtual blocks covering ctx + q positions, pages a seeded permutation.
+  std::int64_t pages = 0;
+  in.block_table.resize(nreq);
+  for (std::size_t r = 0; r < nreq; ++r) {
+    in.block_table[r].resize(static_cast<std::size_t>((c.ctx[r] + c.q[r] + vbs - 1) / vbs));
+    pages += static_cast<std::int64_t>(in.block_table[r].size());
+  }
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(pages));
+  std::iota(perm.begin(), perm.end(), 0);
+  for (std::int64_t i = pages - 1; i > 0; --i) {  // Fisher-Yates on the counter RNG
+    const auto j = static_cast<std::int64_t>(counter_hash(c.seed, kPages, static_cast<std::uint64_t>(i)) %
+                                             static_cast<std::uint64_t>(i + 1));
+    std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(j)]);
+  }
+  std::size_t next = 0;
+  for (auto& bt : in.block_table)
+    for (auto& pg : bt) pg = perm[next++];
+
+  // Shards: write every slot of every allocated page (real KV or stale garbage).
+  in.shard.assign(static_cast<std::size_t>(in.W),
+                  std::vector<std::uint16_t>(static_cast<std::size_t>(pages * in.B * s.row())));
+  for (std::size_t r = 0; r < nreq; ++r) {
+    const std::int64_t cap = static_cast<std::int64_t>(in.block_table[r].size()) * vbs;
+    for (std::int64_t p = 0; p < cap; ++p) {
+      auto* dst = const_cast<std::uint16_t*>(in.cache_row(static_cast<int>(r), p));
+      if (p < c.ctx[r] + c.q[r]) {
+        const std::uint64_t base = pos_key(static_cast<int>(r), p) * static_cast<std::uint64_t>(s.row());
+        for (int e = 0; e < s.row(); ++e)
+          dst[e] = real_value(counter_hash(c.seed, kKv, base + static_cast<std::uint64_t>(e)), 1.0f);
+      } else {
+        in.garbage_row(0, pos_key(static_cast<int>(r), p), dst);
+      }
+    }
+  }
+
+  // Weights: U(-1, 1) / sqrt(L), bf16; queries U(-2, 2), bf16.
+  const float wmul = 1.0f / std::sqrt(static_cast<float>(s.L));
+  in.w_uk.resize(static_cast<std::size_t>(s.L) * s.N * s.Pn);
+  in.w_uv.resize(static_cast<std::size_t>(s.L) * s.N * s.Vd);
+  for (std::size_t i = 0; i < in.w_uk.size(); ++i)
+    in.w_uk[i] = bf16_to_float(real_value(counter_hash(c.seed, kWuk, i), wmul));
+  for (std::size_t i = 0; i < in.w_uv.size(); ++i)
+    in.w_uv[i] = bf16_to_float(real_value(counter_hash(c.seed, kWuv, i), wmul));
+  in.query.resize(nreq);
+  for (std::size_t r = 0; r < nreq; ++r) {
+    auto& qr = in.query[r];
+    qr.resize(static_cast<std::size_t>(c.q[r] * s.N * s.qk()));
+    const std::uint64_t base = static_cast<std::uint64_t>(r) << 40;
+    for (std::size_t i = 0; i < qr.size(); ++i)
+      qr[i] = bf16_to_float(real_value(counter_hash(c.seed, kQuery, base + i), 2.0f));
+  }
+  return in;
+}
+
+}  // namespace cp::mla
