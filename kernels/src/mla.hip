@@ -1,0 +1,334 @@
+// Kernel + launcher layers of the MLA reference pipeline. Each kernel mirrors one stage of
+// reference/mla/check.cpp and uses the same CP_HD math (reference/mla/math), so the bits match.
+#include <algorithm>
+
+#include "kernels/gpu_compat.h"
+#include "kernels/mla_launch.h"
+#include "reference/mla/math/all.h"
+
+namespace cp::gpu {
+namespace {
+
+using mla::ExactAcc;
+
+// ---- the generator of reference/mla/inputs.cpp (stale/garbage rows), integer-exact ----
+__device__ std::uint64_t splitmix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+constexpr std::uint64_t kGarbageStream = 6;  // inputs.cpp: enum Stream {kKv=1, kWuk, kWuv, kQuery, kPages, kGarbage}
+__device__ std::uint64_t counter_hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  return splitmix(splitmix(seed ^ (stream * 0xd1b54a32d192ed03ull)) ^ index);
+}
+__device__ std::uint16_t garbage_value(std::uint64_t h) {
+  const float mag = mla::add_rn(2.0f, mla::mul_rn(static_cast<float>(h >> 41), 0x1p-22f));
+  return mla::float_to_bf16((h & 1u) ? -mag : mag);
+}
+// One element of garbage_row(stream, key).
+__device__ std::uint16_t garbage_elem(std::uint64_t seed, std::uint64_t stream, std::uint64_t key, int e) {
+  const std::uint64_t base = counter_hash(seed, kGarbageStream, splitmix(stream) ^ key);
+  return garbage_value(splitmix(base + static_cast<std::uint64_t>(e)));
+}
+__device__ std::int64_t min64(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
+__device__ std::uint64_t pos_key(int request, std::int64_t position) {
+  return (static_cast<std::uint64_t>(request) << 40) ^ static_cast<std::uint64_t>(position);
+}
+
+// Inputs::local_row: nullptr past the block table.
+__device__ const std::uint16_t* local_row(const CacheView& cv, int request, std::int64_t rank, std::int64_t local) {
+  const std::int64_t v = local / cv.B;
+  if (local < 0 || v >= cv.bt_len[request]) return nullptr;
+  const std::int64_t slot = cv.bt[cv.bt_off[request] + v] * cv.B + local % cv.B;
+  return cv.shards[rank] + slot * cv.row;
+}
+
+// Entry of row `t`: the last entry whose cu <= t (vLLM's token_to_seq, by binary search).
+__device__ int entry_of(const GatherEntry* e, int n, std::int64_t t) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (e[mid].cu <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// One block per output row, threads over the row's elements.
+__global__ void gather_positions_kernel(CacheView cv, const GatherEntry* entries, int n_entries, std::int64_t rows,
+                                        std::uint16_t* out) {
+  const std::int64_t t = blockIdx.x;
+  if (t >= rows) return;
+  const GatherEntry e = entries[entry_of(entries, n_entries, t)];
+  const std::int64_t k = t - e.cu;
+  if (k < 0 || k >= e.len) return;
+  const std::int64_t p = e.first + k;
+  const std::int64_t Iw = cv.I * cv.W;
+  const std::int64_t rank = (p / cv.I) % cv.W;            // owner_rank (p >= 0)
+  const std::int64_t local = (p / Iw) * cv.I + p % cv.I;  // local_index
+  const std::uint16_t* src = p < 0 ? nullptr : local_row(cv, e.request, rank, local);
+  std::uint16_t* dst = out + t * cv.row;
+  for (int i = threadIdx.x; i < cv.row; i += blockDim.x)
+    dst[i] = src ? src[i] : garbage_elem(cv.seed, 1, pos_key(e.request, p), i);
+}
+
+__global__ void gather_local_kernel(CacheView cv, std::int64_t rank, const GatherEntry* entries, int n_entries,
+                                    std::int64_t rows, std::uint16_t* out) {
+  const std::int64_t t = blockIdx.x;
+  if (t >= rows) return;
+  const GatherEntry e = entries[entry_of(entries, n_entries, t)];
+  const std::int64_t k = t - e.cu;
+  if (k < 0 || k >= e.len) return;
+  const std::int64_t local = e.first + k;
+  const std::uint16_t* src = local_row(cv, e.request, rank, local);
+  std::uint16_t* dst = out + t * cv.row;
+  const std::uint64_t key = (static_cast<std::uint64_t>(e.request) << 40) ^ static_cast<std::uint64_t>(local);
+  for (int i = threadIdx.x; i < cv.row; i += blockDim.x)
+    dst[i] = src ? src[i] : garbage_elem(cv.seed, 2 + static_cast<std::uint64_t>(rank), key, i);
+}
+
+__global__ void fill_garbage_kernel(CacheView cv, std::uint64_t stream, std::int64_t rows, std::uint16_t* out) {
+  const std::int64_t t = blockIdx.x;
+  if (t >= rows) return;
+  for (int i = threadIdx.x; i < cv.row; i += blockDim.x)
+    out[t * cv.row + i] = garbage_elem(cv.seed, stream, static_cast<std::uint64_t>(t), i);
+}
+
+__global__ void copy_rows_kernel(const CopySegment* segs, int row, const std::uint16_t* src, std::uint16_t* dst) {
+  const CopySegment s = segs[blockIdx.y];
+  for (std::int64_t k = blockIdx.x; k < s.count; k += gridDim.x)
+    for (int i = threadIdx.x; i < row; i += blockDim.x) dst[(s.dst + k) * row + i] = src[(s.src + k) * row + i];
+}
+
+// Up-projection: a tile of kRows rows per block, one output column per thread; per output
+// the order over L is that of dot()/axpy_rows (acc = +0, then l = 0..L-1), never fused.
+constexpr int kUpRows = 8;
+constexpr int kUpThreads = 128;
+__global__ void up_project_kernel(const std::uint16_t* rows, std::int64_t n, int L, int rowlen, int width,
+                                  const float* w, float* out) {
+  extern __shared__ float xs[];  // [kUpRows][L]
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.y) * kUpRows;
+  for (int k = threadIdx.x; k < kUpRows * L; k += blockDim.x) {
+    const std::int64_t i = i0 + k / L;
+    xs[k] = i < n ? mla::bf16_to_float(rows[i * rowlen + k % L]) : 0.0f;
+  }
+  __syncthreads();
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= width) return;
+  float acc[kUpRows];
+#pragma unroll
+  for (int r = 0; r < kUpRows; ++r) acc[r] = 0.0f;
+  for (int l = 0; l < L; ++l) {
+    const float wl = w[static_cast<std::int64_t>(l) * width + j];
+#pragma unroll
+    for (int r = 0; r < kUpRows; ++r) acc[r] = mla::dot_step(acc[r], xs[r * L + l], wl);
+  }
+#pragma unroll
+  for (int r = 0; r < kUpRows; ++r)
+    if (i0 + r < n) out[(i0 + r) * width + j] = mla::round_to_bf16(acc[r]);
+}
+
+__global__ void kpe_kernel(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int rowlen, float* kpe) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= n * Rr) return;
+  kpe[k] = mla::bf16_to_float(rows[(k / Rr) * rowlen + L + k % Rr]);
+}
+
+// Order-preserving integer image of a float (max of images == image of max, -0 < +0).
+__device__ std::uint32_t ordered(float x) {
+  const std::uint32_t u = mla::bits_of(x);
+  return (u >> 31) ? ~u : (u | 0x80000000u);
+}
+__device__ float unordered(std::uint32_t k) { return mla::float_of((k >> 31) ? (k & 0x7fffffffu) : ~k); }
+
+__global__ void scores_kernel(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe,
+                              std::int64_t n, bool causal, float scale, float* store, std::int64_t key0,
+                              std::uint32_t* mx_key) {
+  const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  if (idx >= n * per_row) return;
+  const std::int64_t i = idx / per_row;
+  const int t = static_cast<int>((idx % per_row) / N), h = static_cast<int>(idx % N);
+  if (causal && t < i) return;
+  const int qk = Pn + Rr;
+  const float d =
+      mla::dot_concat(q + (static_cast<std::int64_t>(t) * N + h) * qk, kn + (i * N + h) * Pn, Pn, kpe + i * Rr, Rr);
+  const float sc = mla::mul_rn(d, scale);
+  store[(key0 + i) * per_row + t * N + h] = sc;
+  cp_atomic_max_u32(mx_key + t * N + h, ordered(sc));
+}
+
+__global__ void decode_max_kernel(const std::uint32_t* k, std::int64_t count, float* mx) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) mx[i] = k[i] == 0u ? mla::neg_inf() : unordered(k[i]);
+}
+
+constexpr std::int64_t kKeyTile = 512;
+
+// One block per (t, h, key tile); thread d < Vd accumulates num[d], thread Vd the denominator.
+__global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N,
+                                  int Vd, const float* mx, const float* v, ExactAcc* scratch) {
+  const int th = blockIdx.x;  // t * N + h
+  const int t = th / N, h = th % N;
+  const std::int64_t tile = blockIdx.y;
+  const int d = threadIdx.x;
+  if (d > Vd) return;
+  const std::int64_t lo = tile * kKeyTile;
+  std::int64_t hi = min64(n, lo + kKeyTile);
+  if (causal) hi = min64(hi, t + 1);
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  const float m = mx[th];
+  ExactAcc acc;
+  acc.clear();
+  for (std::int64_t i = lo; i < hi; ++i) {
+    const float p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + th], m));
+    if (d == Vd)
+      acc.add(p);
+    else
+      acc.add_product(p, v[(i * N + h) * Vd + d]);
+  }
+  scratch[(tile * per_row + th) * (Vd + 1) + d] = acc;
+}
+
+__global__ void exact_merge_kernel(const ExactAcc* scratch, std::int64_t tiles, std::int64_t per_row, int Vd,
+                                   ExactAcc* num, ExactAcc* den) {
+  const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= per_row * (Vd + 1)) return;
+  const std::int64_t th = idx / (Vd + 1);
+  const int d = static_cast<int>(idx % (Vd + 1));
+  ExactAcc& a = d == Vd ? den[th] : num[th * Vd + d];
+  for (std::int64_t tile = 0; tile < tiles; ++tile) a.merge(scratch[tile * per_row * (Vd + 1) + idx]);
+}
+
+__global__ void init_acc_kernel(ExactAcc* a, std::int64_t count) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) a[i].clear();
+}
+
+__global__ void normalize_kernel(const ExactAcc* num, const ExactAcc* den, std::int64_t th, int Vd, float* out,
+                                 std::uint32_t* flags) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= th * Vd) return;
+  const ExactAcc& nm = num[i];
+  const ExactAcc& dn = den[i / Vd];
+  out[i] = mla::normalize(nm, dn);
+  if (!nm.ok() || !dn.ok()) cp_atomic_or_u32(flags, 1u);
+}
+
+// One block per (t, h), thread per d: every thread recomputes m and l in row order (same bits).
+__global__ void vllm_partial_kernel(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N,
+                                    int Vd, const float* v, float* part_out, float* part_lse) {
+  const int th = blockIdx.x;
+  const int t = th / N, h = th % N;
+  const int d = threadIdx.x;
+  if (d >= Vd) return;
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  const std::int64_t last = causal ? min64(n, t + 1) : n;
+  float m = mla::neg_inf();
+  for (std::int64_t i = 0; i < last; ++i) m = mla::max_sel(store[(key0 + i) * per_row + th], m);
+  float o = 0.0f;
+  if (last <= 0) {
+    part_out[static_cast<std::int64_t>(th) * Vd + d] = 0.0f;
+    if (d == 0) part_lse[static_cast<std::int64_t>(h) * qn + t] = mla::neg_inf();
+    return;
+  }
+  float l = 0.0f;
+  for (std::int64_t i = 0; i < last; ++i) {
+    const float p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + th], m));
+    l = mla::add_rn(l, p);
+    o = mla::dot_step(o, p, v[(i * N + h) * Vd + d]);
+  }
+  part_out[static_cast<std::int64_t>(th) * Vd + d] = mla::div_rn(o, l);
+  if (d == 0) part_lse[static_cast<std::int64_t>(h) * qn + t] = mla::add_rn(m, mla::log_cp(l));
+}
+
+__global__ void merge_kernel(int flavour, mla::MergeTensors m) {
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= m.tokens * m.heads) return;
+  mla::merge_one(flavour == 0 ? mla::MergeFlavour::triton : mla::MergeFlavour::cuda, m, idx / m.heads, idx % m.heads);
+}
+
+unsigned blocks_for(std::int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
+
+}  // namespace
+
+void launch_gather_positions(const CacheView& cv, const GatherEntry* entries, int n_entries, std::int64_t rows,
+                             std::uint16_t* out) {
+  if (rows <= 0 || n_entries <= 0) return;
+  CP_LAUNCH(gather_positions_kernel, static_cast<unsigned>(rows), 128, 0, 0, cv, entries, n_entries, rows, out);
+}
+void launch_gather_local(const CacheView& cv, std::int64_t rank, const GatherEntry* entries, int n_entries,
+                         std::int64_t rows, std::uint16_t* out) {
+  if (rows <= 0 || n_entries <= 0) return;
+  CP_LAUNCH(gather_local_kernel, static_cast<unsigned>(rows), 128, 0, 0, cv, rank, entries, n_entries, rows, out);
+}
+void launch_fill_garbage(const CacheView& cv, std::uint64_t stream, std::int64_t rows, std::uint16_t* out) {
+  if (rows <= 0) return;
+  CP_LAUNCH(fill_garbage_kernel, static_cast<unsigned>(rows), 128, 0, 0, cv, stream, rows, out);
+}
+void launch_copy_rows(const CopySegment* segs, int n_segs, std::int64_t max_count, int row, const std::uint16_t* src,
+                      std::uint16_t* dst) {
+  if (n_segs <= 0 || max_count <= 0) return;
+  const dim3 grid(static_cast<unsigned>(std::min<std::int64_t>(max_count, 4096)), static_cast<unsigned>(n_segs));
+  CP_LAUNCH(copy_rows_kernel, grid, 128, 0, 0, segs, row, src, dst);
+}
+void launch_up_project(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int N, int cols, const float* w,
+                       float* out, float* kpe) {
+  if (n <= 0) return;
+  const int width = N * cols;
+  const dim3 grid(blocks_for(width, kUpThreads), blocks_for(n, kUpRows));
+  CP_LAUNCH(up_project_kernel, grid, kUpThreads, sizeof(float) * kUpRows * L, 0, rows, n, L, L + Rr, width, w, out);
+  if (kpe) CP_LAUNCH(kpe_kernel, blocks_for(n * Rr, 256), 256, 0, 0, rows, n, L, Rr, L + Rr, kpe);
+}
+void launch_scores(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe, std::int64_t n,
+                   bool causal, float scale, float* store, std::int64_t key0, std::uint32_t* mx_key) {
+  if (n <= 0 || qn <= 0) return;
+  CP_LAUNCH(scores_kernel, blocks_for(n * qn * N, 256), 256, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store,
+            key0, mx_key);
+}
+void launch_decode_max(const std::uint32_t* mx_key, std::int64_t count, float* mx) {
+  if (count <= 0) return;
+  CP_LAUNCH(decode_max_kernel, blocks_for(count, 256), 256, 0, 0, mx_key, count, mx);
+}
+std::int64_t exact_scratch_size(std::int64_t n, int qn, int N, int Vd) {
+  const std::int64_t tiles = std::max<std::int64_t>(1, (n + kKeyTile - 1) / kKeyTile);
+  return tiles * qn * N * (Vd + 1);
+}
+void launch_exact_accumulate(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N, int Vd,
+                             const float* mx, const float* v, ExactAcc* scratch, ExactAcc* num, ExactAcc* den) {
+  if (n <= 0 || qn <= 0) return;
+  const std::int64_t tiles = (n + kKeyTile - 1) / kKeyTile;
+  const int threads = ((Vd + 1 + 31) / 32) * 32;
+  const dim3 grid(static_cast<unsigned>(qn * N), static_cast<unsigned>(tiles));
+  CP_LAUNCH(exact_tile_kernel, grid, threads, 0, 0, store, key0, n, causal, qn, N, Vd, mx, v, scratch);
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  CP_LAUNCH(exact_merge_kernel, blocks_for(per_row * (Vd + 1), 256), 256, 0, 0, scratch, tiles, per_row, Vd, num, den);
+}
+void launch_init_acc(ExactAcc* a, std::int64_t count) {
+  if (count <= 0) return;
+  CP_LAUNCH(init_acc_kernel, blocks_for(count, 256), 256, 0, 0, a, count);
+}
+void launch_normalize(const ExactAcc* num, const ExactAcc* den, std::int64_t th, int Vd, float* out,
+                      std::uint32_t* flags) {
+  if (th <= 0) return;
+  CP_LAUNCH(normalize_kernel, blocks_for(th * Vd, 256), 256, 0, 0, num, den, th, Vd, out, flags);
+}
+void launch_vllm_partial(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N, int Vd,
+                         const float* v, float* part_out, float* part_lse) {
+  if (qn <= 0) return;
+  const int threads = ((Vd + 31) / 32) * 32;
+  CP_LAUNCH(vllm_partial_kernel, static_cast<unsigned>(qn * N), threads, 0, 0, store, key0, n, causal, qn, N, Vd, v,
+            part_out, part_lse);
+}
+void launch_merge(int flavour, int qn, int N, int Vd, const float* p_out, const float* p_lse, const float* s_out,
+                  const float* s_lse, float* out, float* out_lse) {
+  if (qn <= 0) return;
+  const long ts = static_cast<long>(N) * Vd, hs = Vd;
+  mla::MergeTensors m{out, out_lse, ts, hs, p_out, p_lse, ts, hs, s_out, s_lse, ts, hs, qn, N, Vd};
+  CP_LAUNCH(merge_kernel, blocks_for(static_cast<std::int64_t>(qn) * N, 128), 128, 0, 0, flavour, m);
+}
+
+}  // namespace cp::gpu
