@@ -150,8 +150,9 @@ __global__ void scores_kernel(const float* q, int qn, int N, int Pn, int Rr, con
   const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
   if (idx >= n * per_row) return;
+  // Tokens vary fastest: the qn threads of one (key, head) read the same k row (broadcast).
   const std::int64_t i = idx / per_row;
-  const int t = static_cast<int>((idx % per_row) / N), h = static_cast<int>(idx % N);
+  const int h = static_cast<int>((idx % per_row) / qn), t = static_cast<int>(idx % qn);
   if (causal && t < i) return;
   const int qk = Pn + Rr;
   const float d =
