@@ -11,7 +11,7 @@ pkgs=(
   libbenchmark-dev zip python3                       # benchmarks, OSS-Fuzz seed zips
 )
 if [ "${CHUNKPROOF_WITH_HIP:-1}" = 1 ]; then
-  pkgs+=(hipcc libamdhip64-dev clang-19 lld-19)      # compile check of the HIP kernels (gfx90a, gfx942)
+  pkgs+=(hipcc libamdhip64-dev clang-19 lld-19 clang-tools-19)  # compile check of the HIP kernels (gfx90a, gfx942)
 fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
