@@ -576,6 +576,10 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
       fr.within_bound = fr.nan == 0 && fr.inf == 0 && fr.max_abs <= vr.bound_abs && fr.max_rel <= vr.bound_rel;
     }
   }
+  if (opts.keep_outputs) {
+    res.reference_out = std::move(ref_out);
+    res.chunked_out = std::move(chk_out);
+  }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

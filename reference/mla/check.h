@@ -33,7 +33,8 @@ namespace cp::mla {
 struct CheckOptions {
   bool exact = true;
   bool vllm = true;
-  int threads = 1;  // splits heads across std::threads
+  int threads = 1;           // splits heads across std::threads
+  bool keep_outputs = false;  // fill CheckResult::chunked_out / reference_out
 };
 
 // Where one output element lives.
@@ -100,6 +101,7 @@ struct CheckResult {
   VllmResult vllm;
   std::int64_t prefill_tokens = 0, context_rows = 0, attended_rows = 0;
   double seconds = 0;
+  std::vector<float> reference_out, chunked_out;  // exact outputs [token][head][v dim], keep_outputs only
   int exit_code() const;
   std::string one_line() const;  // "bits identical (...)", "bits differ: ...", "assert fired: ..."
 };

@@ -13,7 +13,7 @@
 namespace cp::mla {
 namespace {
 
-TEST(Bf16, RoundToNearestEven) {
+TEST(MlaBf16, RoundToNearestEven) {
   EXPECT_EQ(float_to_bf16(1.0f), 0x3f80);
   // 1 + 2^-8 is exactly halfway between two bf16 values: ties to even (down).
   EXPECT_EQ(float_to_bf16(1.00390625f), 0x3f80);
@@ -29,12 +29,12 @@ TEST(Bf16, RoundToNearestEven) {
   EXPECT_EQ(bf16_ulp_distance(0x7fc0, 0x0001), -1);
 }
 
-RC_GTEST_PROP(Bf16, RoundTripIsIdentityOnBf16Values, (std::uint16_t h)) {
+RC_GTEST_PROP(MlaBf16, RoundTripIsIdentityOnBf16Values, (std::uint16_t h)) {
   RC_PRE((h & 0x7fff) <= 0x7f80);  // not NaN
   RC_ASSERT(float_to_bf16(bf16_to_float(h)) == h);
 }
 
-TEST(Dot, FixedOrderNoFma) {
+TEST(MlaDot, FixedOrderNoFma) {
   // (a*b) rounded then added: with an FMA the result would keep the low bits of a*b.
   const float a[2] = {1.0f + 0x1p-12f, -1.0f};
   const float b[2] = {1.0f + 0x1p-12f, 1.0f + 0x1p-11f};
@@ -48,7 +48,7 @@ TEST(Dot, FixedOrderNoFma) {
   EXPECT_EQ(dot_strided(a, 1, B, 2, 2), acc[0]);
 }
 
-TEST(Exp, CloseToLibmAndEdgeCases) {
+TEST(MlaExp, CloseToLibmAndEdgeCases) {
   double worst = 0;
   for (float x = -87.0f; x <= 88.0f; x += 0.0137f) {
     const double ref = std::exp(static_cast<double>(x));
@@ -63,7 +63,7 @@ TEST(Exp, CloseToLibmAndEdgeCases) {
   EXPECT_TRUE(std::isnan(exp_cp(NAN)));
 }
 
-TEST(Log, CloseToLibmAndEdgeCases) {
+TEST(MlaLog, CloseToLibmAndEdgeCases) {
   double worst = 0;
   for (float x = 1e-30f; x < 1e30f; x *= 1.0173f) {
     const double ref = std::log(static_cast<double>(x));
@@ -83,7 +83,7 @@ ExactAcc zero_acc() {
   return a;
 }
 
-TEST(ExactAcc, SmallIntegersAndProductsAreExact) {
+TEST(MlaExactAcc, SmallIntegersAndProductsAreExact) {
   ExactAcc a = zero_acc();
   a.add(1.0f);
   a.add(-0.25f);
@@ -97,7 +97,7 @@ TEST(ExactAcc, SmallIntegersAndProductsAreExact) {
   EXPECT_TRUE(b.ok());
 }
 
-RC_GTEST_PROP(ExactAcc, OrderAndPartitionIndependent, ()) {
+RC_GTEST_PROP(MlaExactAcc, OrderAndPartitionIndependent, ()) {
   const auto n = *rc::gen::inRange(1, 300);
   std::vector<float> xs, ys;
   for (int i = 0; i < n; ++i) {
@@ -128,7 +128,7 @@ RC_GTEST_PROP(ExactAcc, OrderAndPartitionIndependent, ()) {
   RC_ASSERT(std::abs(static_cast<long double>(to_double(got)) - s) <= 1e-12L * (1 + std::abs(s)) + 1e-25L);
 }
 
-TEST(ExactAcc, OverflowIsDetectedNotWrapped) {
+TEST(MlaExactAcc, OverflowIsDetectedNotWrapped) {
   ExactAcc a = zero_acc();
   a.add(0x1p62f);
   EXPECT_TRUE(a.ok());
@@ -154,7 +154,7 @@ TEST(ExactAcc, OverflowIsDetectedNotWrapped) {
   EXPECT_TRUE(f.overflowed());
 }
 
-TEST(ExactAcc, TinyTermsRoundToNearestEvenAtTheLastBit) {
+TEST(MlaExactAcc, TinyTermsRoundToNearestEvenAtTheLastBit) {
   ExactAcc a = zero_acc();
   a.add(0x1p-97f);  // exactly half of 2^-96: ties to even => 0
   EXPECT_TRUE(a.is_zero());
@@ -164,7 +164,7 @@ TEST(ExactAcc, TinyTermsRoundToNearestEvenAtTheLastBit) {
   EXPECT_TRUE(a.is_zero());
 }
 
-TEST(ExactAcc, NormalizeIsTheRoundedQuotient) {
+TEST(MlaExactAcc, NormalizeIsTheRoundedQuotient) {
   ExactAcc num = zero_acc(), den = zero_acc();
   num.add(1.0f);
   den.add(3.0f);
@@ -174,7 +174,7 @@ TEST(ExactAcc, NormalizeIsTheRoundedQuotient) {
   EXPECT_EQ(to_double(neg), -5.5);
 }
 
-TEST(Merge, TritonEmptyEmptyIsNaNCudaIsNot) {
+TEST(MlaMerge, TritonEmptyEmptyIsNaNCudaIsNot) {
   float p[2] = {0.0f, 0.0f}, s[2] = {0.0f, 0.0f}, o[2], lse;
   const float pl = -INFINITY, sl = INFINITY;  // FA3 and FA2 spellings of "empty"
   MergeTensors m{o, &lse, 2, 2, p, &pl, 2, 2, s, &sl, 2, 2, 1, 1, 2};
@@ -202,7 +202,7 @@ TEST(Merge, TritonEmptyEmptyIsNaNCudaIsNot) {
   EXPECT_TRUE(std::isnan(o[0]));
 }
 
-TEST(Merge, TritonReadsSuffixWithPrefixStrides) {
+TEST(MlaMerge, TritonReadsSuffixWithPrefixStrides) {
   // Prefix [1 token][2 heads][2] contiguous (head stride 2); suffix padded (head stride 4).
   float p[4] = {1, 1, 1, 1}, s[8] = {3, 3, 9, 9, 5, 5, 9, 9}, o[4], lse[2];
   const float pl[2] = {0, 0}, sl[2] = {0, 0};
@@ -213,7 +213,7 @@ TEST(Merge, TritonReadsSuffixWithPrefixStrides) {
   EXPECT_EQ(o[2], 5.0f);  // head 1 reads s[2] = 9 (wrong stride)
 }
 
-RC_GTEST_PROP(Merge, BothFlavoursAgreeWithFloat64OnFiniteInputs, ()) {
+RC_GTEST_PROP(MlaMerge, BothFlavoursAgreeWithFloat64OnFiniteInputs, ()) {
   const int D = 8;
   float p[D], s[D], o[D], lse;
   double pd[D], sd[D], od[D], lsed;

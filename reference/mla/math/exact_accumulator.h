@@ -63,27 +63,49 @@ struct ExactAcc {
       flags |= kOverflow;
       return;
     }
-    std::uint64_t v[3] = {0, 0, 0};
+    std::uint64_t a0 = 0, a1 = 0, a2 = 0;
     const int shift = e2 + kFracBits;
-    if (shift >= 0) {
-      const int li = shift / 64, bo = shift % 64;  // top < 63 keeps li + 1 within 3 limbs
-      v[li] = mant << bo;
-      if (bo != 0 && li + 1 < 3) v[li + 1] = mant >> (64 - bo);
+    if (shift >= 0) {  // top < 63 keeps the term inside limbs 0..2
+      const int bo = shift & 63;
+      const std::uint64_t lo = mant << bo;
+      const std::uint64_t hi = bo != 0 ? mant >> (64 - bo) : 0u;
+      switch (shift >> 6) {
+        case 0: a0 = lo, a1 = hi; break;
+        case 1: a1 = lo, a2 = hi; break;
+        default: a2 = lo; break;
+      }
     } else {
       const int rs = -shift;
       if (rs > 50) return;  // mant < 2^49 <= half an ulp: rounds to 0
       const std::uint64_t q = mant >> rs;
       const std::uint64_t rem = mant & ((std::uint64_t{1} << rs) - 1u);
       const std::uint64_t half = std::uint64_t{1} << (rs - 1);
-      v[0] = q + ((rem > half || (rem == half && (q & 1u))) ? 1u : 0u);
-      if (v[0] == 0u) return;
+      a0 = q + ((rem > half || (rem == half && (q & 1u))) ? 1u : 0u);
+      if (a0 == 0u) return;
     }
-    if (neg) {  // -v = ~v + 1: the +1 rides in add_raw's carry
-      v[0] = ~v[0];
-      v[1] = ~v[1];
-      v[2] = ~v[2];
+    const bool was_neg = negative();
+    if (!neg) {
+      const std::uint64_t s0 = limb[0] + a0;
+      const std::uint64_t c0 = s0 < a0 ? 1u : 0u;
+      const std::uint64_t t1 = limb[1] + a1;
+      const std::uint64_t c1 = t1 < a1 ? 1u : 0u;
+      const std::uint64_t s1 = t1 + c0;
+      const std::uint64_t c1b = s1 < c0 ? 1u : 0u;
+      limb[0] = s0;
+      limb[1] = s1;
+      limb[2] = limb[2] + a2 + (c1 | c1b);
+      if (!was_neg && negative()) flags |= kOverflow;  // positive + positive went negative
+    } else {
+      const std::uint64_t b0 = limb[0] < a0 ? 1u : 0u;
+      const std::uint64_t d0 = limb[0] - a0;
+      const std::uint64_t t1 = limb[1] - a1;
+      const std::uint64_t b1 = limb[1] < a1 ? 1u : 0u;
+      const std::uint64_t b1b = t1 < b0 ? 1u : 0u;
+      limb[0] = d0;
+      limb[1] = t1 - b0;
+      limb[2] = limb[2] - a2 - (b1 | b1b);
+      if (was_neg && !negative()) flags |= kOverflow;  // negative - positive went positive
     }
-    add_raw(v, neg);
   }
 
   CP_HD void add(float x) {

@@ -1,0 +1,199 @@
+// The CPU numerics check (reference/mla/check.h): chunk invariance of the exact path, the
+// regression corpus through the numbers, and the vLLM-style path against float64.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <filesystem>
+#include <numeric>
+
+#include "reference/mla/check.h"
+#include "regression_file.h"
+
+namespace cp::mla {
+namespace {
+
+// A small case the packed planner accepts: dcp 1..8, interleave dividing block (> 1 often),
+// 1..4 requests with short contexts, a workspace of 1..6 alignment units so contexts span
+// several chunks.
+rc::Gen<Case> small_case(Version v) {
+  return rc::gen::exec([v] {
+    Case c;
+    c.version = v;
+    c.platform = *rc::gen::element(Platform::cuda, Platform::rocm);
+    c.block = *rc::gen::element<std::int64_t>(1, 2, 4, 8, 16, 32, 3, 6);
+    c.dcp = *rc::gen::inRange<std::int64_t>(1, 9);
+    if (c.dcp > 1 && *rc::gen::inRange(0, 3) != 0) {
+      std::vector<std::int64_t> divs;
+      for (std::int64_t d = 1; d <= c.block; ++d)
+        if (c.block % d == 0) divs.push_back(d);
+      c.interleave = *rc::gen::elementOf(divs);
+    }
+    const int n = *rc::gen::inRange(1, 5);
+    for (int i = 0; i < n; ++i) {
+      c.ctx.push_back(*rc::gen::weightedOneOf<std::int64_t>(
+          {{1, rc::gen::just<std::int64_t>(0)}, {5, rc::gen::inRange<std::int64_t>(1, 300)}}));
+      c.q.push_back(*rc::gen::inRange<std::int64_t>(1, 5));
+    }
+    const std::int64_t align = std::lcm(c.block, c.interleave * c.dcp);
+    c.workspace = align * *rc::gen::inRange<std::int64_t>(1, 7);
+    c.seed = *rc::gen::inRange<std::uint64_t>(1, 1000000);
+    validate_case(c);
+    return c;
+  });
+}
+
+void expect_identical_and_in_bound(const Case& c) {
+  const CheckResult r = run_check(c, {});
+  if (r.assert_fired || r.exit_code() != 0 || !r.exact.identical())
+    RC_FAIL("case: " + print_case(c) + "\n  -> " + r.one_line());
+}
+
+// DESIGN §6: any plan of the packed planners gives the unchunked bits, under DCP and interleave.
+RC_GTEST_PROP(MlaChunkInvariance, V6CurrentChunkedEqualsUnchunkedBitForBit, ()) {
+  expect_identical_and_in_bound(*small_case(Version::v6_current));
+}
+
+RC_GTEST_PROP(MlaChunkInvariance, V5PackedChunkedEqualsUnchunkedBitForBit, ()) {
+  expect_identical_and_in_bound(*small_case(Version::v5_packed));
+}
+
+// The same inputs chunked two different ways (two workspaces) give identical bits.
+RC_GTEST_PROP(MlaChunkInvariance, TwoWorkspacesGiveIdenticalBits, ()) {
+  Case a = *small_case(Version::v6_current);
+  Case b = a;
+  const std::int64_t align = std::lcm(a.block, a.interleave * a.dcp);
+  b.workspace = align * *rc::gen::inRange<std::int64_t>(1, 40);
+  CheckOptions o;
+  o.vllm = false;
+  o.keep_outputs = true;
+  const CheckResult ra = run_check(a, o), rb = run_check(b, o);
+  RC_ASSERT(!ra.assert_fired);
+  RC_ASSERT(!rb.assert_fired);
+  RC_TAG(ra.ev.plan.chunks.size() != rb.ev.plan.chunks.size() ? "different chunk counts" : "same chunk count");
+  RC_ASSERT(ra.chunked_out.size() == rb.chunked_out.size());
+  for (std::size_t i = 0; i < ra.chunked_out.size(); ++i)
+    if (bits_of(ra.chunked_out[i]) != bits_of(rb.chunked_out[i]))
+      RC_FAIL("element " + std::to_string(i) + " differs between " + print_case(a) + " and " + print_case(b));
+}
+
+// Threads split heads; the bits do not depend on it.
+TEST(MlaChunkInvariance, ThreadsDoNotChangeBits) {
+  const Case c = parse_case(
+      "version=v6-current platform=cuda workspace=1024 block=16 dcp=4 interleave=4 ctx=3000,17,0,900 q=3,4,2,5 "
+      "heads=8");
+  CheckOptions one, two;
+  one.keep_outputs = two.keep_outputs = true;
+  two.threads = 2;
+  const auto a = run_check(c, one), b = run_check(c, two);
+  ASSERT_TRUE(a.exact.identical()) << a.one_line();
+  ASSERT_EQ(a.chunked_out.size(), b.chunked_out.size());
+  for (std::size_t i = 0; i < a.chunked_out.size(); ++i)
+    ASSERT_EQ(bits_of(a.chunked_out[i]), bits_of(b.chunked_out[i]));
+}
+
+// The done check: the interleave misrouting of v2-interleave (spec §3.6).
+TEST(MlaDoneCheck, V2InterleaveAssertsThenMisroutesAndV6IsIdentical) {
+  const std::string line =
+      "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=8 interleave=64 ctx=50000,100,100 q=4,4,4";
+  const auto with_assert = run_check(parse_case(line), {});
+  EXPECT_TRUE(with_assert.assert_fired);
+  EXPECT_EQ(with_assert.exit_code(), 1);
+
+  const auto silent = run_check(parse_case(line + " asserts=off"), {});
+  ASSERT_FALSE(silent.assert_fired);
+  EXPECT_EQ(silent.exit_code(), 1);
+  EXPECT_GT(silent.exact.differing, 0);
+  ASSERT_TRUE(silent.exact.first.has_value());
+  // Requests 1 and 2 receive rows of request 0 instead of their own context.
+  bool foreign = false;
+  for (const auto& r : silent.exact.routing)
+    if (r.request == 1) foreign = r.n_missing == 100 && r.foreign_context == 100;
+  EXPECT_TRUE(foreign) << silent.one_line();
+
+  auto v6 = parse_case(line);
+  v6.version = Version::v6_current;
+  const auto ok = run_check(v6, {});
+  EXPECT_TRUE(ok.exact.identical()) << ok.one_line();
+  EXPECT_EQ(ok.exit_code(), 0) << ok.one_line();
+}
+
+// spec I-12(b): empty+empty merge. The old planner keeps the ctx=0 prefill in both chunks:
+// NaN on the Triton merge, not on the CUDA merge; the exact path has no merge and is identical.
+TEST(MlaVllmPath, EmptyEmptyMergeIsNaNOnTritonOnly) {
+  const auto r = run_check(
+      parse_case("version=v1-dcp platform=rocm workspace=65536 block=64 dcp=1 interleave=1 ctx=70000,0 q=4,4"), {});
+  ASSERT_TRUE(r.vllm.ran);
+  EXPECT_GT(r.vllm.flavours[0].nan, 0);
+  ASSERT_TRUE(r.vllm.flavours[0].first_nan.has_value());
+  EXPECT_EQ(r.vllm.flavours[0].first_nan->request, 1);
+  EXPECT_EQ(r.vllm.flavours[1].nan, 0);
+  EXPECT_TRUE(r.vllm.flavours[1].within_bound);
+  EXPECT_TRUE(r.exact.identical()) << r.one_line();
+  EXPECT_EQ(r.exit_code(), 1);  // rocm dispatches to Triton
+}
+
+// Every regression case of the corpus through the numbers: an expected assert is reported as
+// such; an expected routing violation shows as a bit difference; an expected merge violation
+// (I-12/I-13) shows in the vLLM path while the exact path stays identical; ok is identical.
+TEST(MlaRegressions, CorpusThroughTheNumbers) {
+  const std::filesystem::path dir = std::filesystem::path(CHUNKPROOF_SOURCE_DIR) / "corpus" / "regressions";
+  int replays = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".case") continue;
+    const RegressionFile rf = read_regression_file(entry.path());
+    for (const auto& ex : rf.expectations) {
+      Case c = rf.case_for(ex.version);
+      // Narrow shapes keep the corpus (up to 110K context rows per case) fast; a single
+      // misrouted row still changes the exact integers.
+      c.dims.heads = 1;
+      c.dims.kv_lora_rank = 8;
+      c.dims.nope_dim = 4;
+      c.dims.rope_dim = 4;
+      c.dims.v_dim = 4;
+      SCOPED_TRACE(entry.path().filename().string() + ": " + rf.bug + "\n  " + print_case(c));
+      const CheckResult r = run_check(c, {});
+      ++replays;
+      switch (ex.outcome) {
+        case Outcome::assert_fired: EXPECT_TRUE(r.assert_fired) << r.one_line(); break;
+        case Outcome::ok:
+          EXPECT_EQ(r.exit_code(), 0) << r.one_line();
+          EXPECT_TRUE(r.exact.identical()) << r.one_line();
+          break;
+        case Outcome::violation: {
+          EXPECT_EQ(r.exit_code(), 1) << r.one_line();
+          bool routing = false, merge = false;
+          for (auto id : ex.violated) {
+            routing |= id == InvariantId::I5_page_aligned_starts || id == InvariantId::I6_virtual_block_alignment ||
+                       id == InvariantId::I9_reorg_exact;
+            merge |= id == InvariantId::I12_merge_preconditions;
+          }
+          if (routing) {
+            EXPECT_GT(r.exact.differing, 0) << r.one_line();
+          } else {
+            EXPECT_TRUE(r.exact.identical()) << r.one_line();
+          }
+          if (merge) {
+            EXPECT_GT(r.vllm.flavours[0].nan, 0) << "Triton NaN expected: " << r.one_line();
+          }
+          break;
+        }
+      }
+    }
+  }
+  EXPECT_GT(replays, 10);
+}
+
+// The vLLM-style path on a long multi-chunk context stays within its stated bound.
+TEST(MlaVllmPath, WithinBoundOnLongContext) {
+  const auto r = run_check(
+      parse_case("version=v6-current platform=rocm workspace=2048 block=64 dcp=2 interleave=8 ctx=20000,3000 q=4,4"),
+      {});
+  EXPECT_EQ(r.exit_code(), 0) << r.one_line();
+  for (const auto& f : r.vllm.flavours) {
+    EXPECT_LE(f.max_abs, kVllmBoundAbs);
+    EXPECT_EQ(f.nan, 0);
+  }
+}
+
+}  // namespace
+}  // namespace cp::mla
