@@ -19,6 +19,7 @@
 
 #include "fuzz/common/case_codec.h"
 #include "fuzz/common/findings.h"
+#include "fuzz/common/judge.h"
 #include "fuzz/replay.h"
 #include "invariants/catalogue.h"
 #include "reference/arith/checked_int.h"
@@ -27,8 +28,6 @@ namespace {
 
 using namespace cp;
 using namespace cp::fuzz;
-
-constexpr std::int64_t kMaxEntries = std::int64_t{1} << 16;  // skip slow (valid) inputs
 
 struct State {
   TargetConfig cfg = TargetConfig::from_env();
@@ -47,49 +46,17 @@ State& state() {
   return s;
 }
 
-std::string detail_of(const Evaluation& ev) {
-  if (const AssertFailure* a = ev.first_assert()) return a->which + " (" + a->detail + ")";
-  for (const auto& r : ev.results)
-    if (r.verdict == Verdict::violated && !r.violations.empty()) {
-      const Violation& v = r.violations.front();
-      std::ostringstream os;
-      os << info(r.id).tag << " chunk " << v.chunk << " request " << v.request << " rank " << v.rank << " row " << v.row
-         << ": expected " << v.expected << ", got " << v.got << " (" << v.reason << ")";
-      return os.str();
-    }
-  return {};
-}
-
-// Evaluates one case; returns false when the input is rejected as bad or too slow.
+// Judges one case and acts on it; returns false when the input is rejected.
 bool run_case(const Case& c, bool allow_record) {
   State& st = state();
-  try {
-    validate_case(c);
-  } catch (const CaseError&) {
-    return false;
-  }
-  if (estimated_plan_entries(c) > kMaxEntries) return false;
-  const bool expect_ok = st.cfg.expected_correct(c.version);
-  if (expect_ok && !in_sizing_domain(c)) return false;  // an explicit S its own sizing never produces
-  Evaluation ev;
-  try {
-    ev = evaluate(c);
-  } catch (const CaseError&) {
-    return false;  // refused as too large to simulate
-  } catch (const ArithmeticError&) {
-    return false;  // out of int64: an error, never a wrapped value
-  }
-  const std::string line = print_case(c);
-  if (st.cfg.print_case) std::printf("case: %s\nverdict: %s\n", line.c_str(), std::string(name(ev.outcome)).c_str());
-
-  // By construction in every version (spec §6): a violation is a bug of the model itself.
-  for (InvariantId id : {InvariantId::I3_coverage, InvariantId::I11_config_validity})
-    if (ev.violated(id)) crash_for(signature(ev), line, "model bug: " + detail_of(ev));
-
-  if (ev.outcome == Outcome::ok) return true;
-  const std::string sig = signature(ev);
-  if (expect_ok) crash_for(sig, line, "expected-correct version: " + detail_of(ev));
-  if (allow_record) st.sink.record(sig, line, detail_of(ev));
+  const Judgement j = judge(c, st.cfg);
+  if (j.kind == Judgement::rejected) return false;
+  if (st.cfg.print_case)
+    std::printf("case: %s\nverdict: %s\n", j.case_line.c_str(), j.signature.empty() ? "ok" : j.signature.c_str());
+  if (j.kind == Judgement::ok) return true;
+  if (j.kind == Judgement::crash || stop_on_matches(st.cfg.stop_on, j.tags))
+    crash_for(j.signature, j.case_line, j.detail);
+  if (allow_record) st.sink.record(j.signature, j.case_line, j.detail);
   return true;
 }
 

@@ -66,6 +66,33 @@ std::int64_t pick(IO& io, std::int64_t value, std::span<const std::int64_t> tabl
   return io.range(value, lo, hi);
 }
 
+// A raw value on a log scale: its bit length first (uniform), then the value of that length, so
+// small values are as likely as large ones (a family of bugs shows at every scale, and small
+// cases simulate fast). `hi` must be 2^k - 1.
+template <class IO>
+std::int64_t log_scale(IO& io, std::int64_t value, std::int64_t lo, std::int64_t hi) {
+  int hi_bits = 0;
+  while (((hi - lo) >> hi_bits) > 0) ++hi_bits;
+  int bits = 0;
+  while (bits < 63 && ((value - lo) >> bits) > 0) ++bits;
+  bits = static_cast<int>(io.range(bits, 0, hi_bits));
+  if (bits == 0) return lo;
+  const std::int64_t first = std::int64_t{1} << (bits - 1);
+  return lo + io.range(value - lo, first, std::min(hi - lo, (first << 1) - 1));
+}
+
+// Like pick(), with the raw half on a log scale.
+template <class IO>
+std::int64_t pick_log(IO& io, std::int64_t value, std::span<const std::int64_t> table, std::int64_t lo,
+                      std::int64_t hi) {
+  std::int64_t sel = 1;
+  const auto it = std::find(table.begin(), table.end(), value);
+  if (it != table.end()) sel = 2 * (it - table.begin());
+  sel = io.range(sel, 0, 255);
+  if (sel % 2 == 0) return table[static_cast<std::size_t>(sel / 2) % table.size()];
+  return log_scale(io, value, lo, hi);
+}
+
 constexpr std::array<std::int64_t, 8> kDcp{1, 2, 4, 8, 3, 16, 6, 12};
 constexpr std::array<std::int64_t, 8> kBlock{16, 64, 128, 1, 2, 32, 8, 256};
 constexpr std::array<std::int64_t, 8> kInterleave{1, 64, 16, 8, 2, 4, 32, 128};
@@ -118,9 +145,9 @@ void schema(IO& io, Case& c, const Selection& sel) {
   mode = io.range(mode, 0, 2);
   if (mode == 0) {
     key(io, "max_model_len");
-    c.max_model_len = pick(io, c.max_model_len.value_or(0), kModelLen, 1, L::max_model_len);
+    c.max_model_len = pick_log(io, c.max_model_len.value_or(0), kModelLen, 1, L::max_model_len);
     key(io, "max_num_seqs");
-    c.max_num_seqs = pick(io, c.max_num_seqs.value_or(0), kNumSeqs, 1, L::max_num_seqs);
+    c.max_num_seqs = pick_log(io, c.max_num_seqs.value_or(0), kNumSeqs, 1, L::max_num_seqs);
     c.workspace.reset();
   } else if (mode == 1) {  // a multiple of the alignment unit: inside every sizing's domain
     const std::int64_t unit = alignment_unit(c);
@@ -130,22 +157,22 @@ void schema(IO& io, Case& c, const Selection& sel) {
     c.max_model_len.reset();
     c.max_num_seqs.reset();
   } else {
-    c.workspace = pick(io, c.workspace.value_or(0), kWorkspace, 1, L::max_workspace);
+    c.workspace = pick_log(io, c.workspace.value_or(0), kWorkspace, 1, L::max_workspace);
     c.max_model_len.reset();
     c.max_num_seqs.reset();
   }
 
   key(io, "ctx");
-  const auto n = io.range(static_cast<std::int64_t>(c.ctx.size()), 1, L::max_requests);
+  const auto n = log_scale(io, static_cast<std::int64_t>(c.ctx.size()), 1, L::max_requests);
   c.ctx.resize(static_cast<std::size_t>(n));
   c.q.resize(static_cast<std::size_t>(n));
   std::int64_t left = L::max_total_ctx;
   for (std::size_t i = 0; i < c.ctx.size(); ++i) {
     key(io, "ctx");
-    c.ctx[i] = std::min(pick(io, c.ctx[i], kCtx, 0, L::max_ctx), left);
+    c.ctx[i] = std::min(pick_log(io, c.ctx[i], kCtx, 0, L::max_ctx), left);
     left -= c.ctx[i];
     key(io, "q");
-    c.q[i] = pick(io, c.q[i], kQ, 1, L::max_q);
+    c.q[i] = pick_log(io, c.q[i], kQ, 1, L::max_q);
   }
 }
 

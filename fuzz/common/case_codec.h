@@ -32,15 +32,15 @@ struct Selection {
 
 // Bounds that keep one execution short (the token-level simulation is linear in context).
 struct DecodeLimits {
-  static constexpr std::int64_t max_requests = 64;
+  static constexpr std::int64_t max_requests = 65;  // 1 + (2^6 - 1)
   static constexpr std::int64_t max_dcp = 64;
   static constexpr std::int64_t max_block = 16384;
-  static constexpr std::int64_t max_ctx = std::int64_t{1} << 17;
+  static constexpr std::int64_t max_ctx = (std::int64_t{1} << 17) - 1;
   static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 18;
-  static constexpr std::int64_t max_q = 1024;
-  static constexpr std::int64_t max_workspace = std::int64_t{1} << 22;
-  static constexpr std::int64_t max_model_len = std::int64_t{1} << 20;
-  static constexpr std::int64_t max_num_seqs = 2048;
+  static constexpr std::int64_t max_q = 1024;                           // 1 + (2^10 - 1)
+  static constexpr std::int64_t max_workspace = std::int64_t{1} << 22;  // 1 + (2^22 - 1)
+  static constexpr std::int64_t max_model_len = std::int64_t{1} << 20;  // 1 + (2^20 - 1)
+  static constexpr std::int64_t max_num_seqs = 2048;                    // 1 + (2^11 - 1)
 };
 
 // Decodes a case; never throws for any input (the result may still fail validate_case()).

@@ -97,6 +97,7 @@ TargetConfig TargetConfig::from_env() {
   t.print_case = flag("CHUNKPROOF_PRINT_CASE");
   t.quiet = flag("CHUNKPROOF_FUZZ_QUIET");
   t.differential = flag("CHUNKPROOF_FUZZ_DIFFERENTIAL");
+  if (const char* s = std::getenv("CHUNKPROOF_FUZZ_STOP_ON")) t.stop_on = s;
   return t;
 }
 

@@ -32,12 +32,15 @@ std::uint64_t fnv1a(std::string_view s);
 //   CHUNKPROOF_PRINT_CASE=1         print every input's case line and verdict (stdout)
 //   CHUNKPROOF_FUZZ_QUIET=1         do not print findings to stderr
 //   CHUNKPROOF_FUZZ_DIFFERENTIAL=1  also run every expected-correct version on each case
+//   CHUNKPROOF_FUZZ_STOP_ON         crash on the first finding whose tags contain these
+//                                   '&'-separated substrings (judge.h), e.g. "I-6&interleave>1"
 struct TargetConfig {
   std::vector<Version> expect_correct;
   std::string findings_dir;
   bool print_case = false;
   bool quiet = false;
   bool differential = false;
+  std::string stop_on;
   bool expected_correct(Version v) const;
   static TargetConfig from_env();
 };

@@ -1,1 +1,757 @@
-namespace cp::fuzz {}
+#include "fuzz/runner/campaign.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "fuzz/common/case_codec.h"
+#include "fuzz/common/findings.h"
+#include "fuzz/common/judge.h"
+#include "fuzz/runner/minimize.h"
+#include "invariants/catalogue.h"
+#include "tools/chunkproof/json.h"
+
+namespace fs = std::filesystem;
+
+namespace cp::fuzz {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+volatile sig_atomic_t g_signals = 0;
+extern "C" void on_signal(int) { g_signals = g_signals + 1; }
+
+// SIGINT/SIGTERM set a flag for the duration of a campaign (no SA_RESTART: poll wakes up).
+class SignalGuard {
+ public:
+  SignalGuard() {
+    g_signals = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~SignalGuard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {
+  }, old_term_{};
+};
+
+std::string now_iso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&t));
+  return buf;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+std::int64_t count_files(const fs::path& dir) {
+  std::error_code ec;
+  std::int64_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().filename().string()[0] != '.') ++n;
+  return n;
+}
+
+struct ChildEnv {
+  std::vector<std::pair<std::string, std::string>> vars;
+};
+
+// Starts argv[0] with stdout+stderr on a pipe, in its own process group.
+pid_t spawn(const std::vector<std::string>& argv, const ChildEnv& env, int& read_fd) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    setpgid(0, 0);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    for (const auto& [k, v] : env.vars) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    std::fprintf(stderr, "cannot execute %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(fds[1]);
+  read_fd = fds[0];
+  return pid;
+}
+
+// Runs a command to completion (with a time limit) and returns its exit status and output.
+int run_capture(const std::vector<std::string>& argv, const ChildEnv& env, double timeout_s, std::string& out) {
+  int fd = -1;
+  const pid_t pid = spawn(argv, env, fd);
+  if (pid < 0) return -1;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(timeout_s * 1000));
+  char buf[4096];
+  bool killed = false;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int r = poll(&p, 1, 200);
+    if (r > 0) {
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n <= 0) break;
+      if (out.size() < (1u << 20)) out.append(buf, static_cast<std::size_t>(n));
+    }
+    if (!killed && Clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      killed = true;
+    }
+  }
+  close(fd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+bool is_libfuzzer_binary(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || access(path.c_str(), X_OK) != 0) return false;
+  std::string out;
+  run_capture({path, "-help=1"}, {}, 20, out);
+  return out.find("\n fork ") != std::string::npos && out.find("ignore_crashes") != std::string::npos;
+}
+
+std::string self_dir() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.parent_path().string();
+}
+
+// libFuzzer's status lines: fork mode "#N: cov: C ft: F corp: K exec/s: E oom/timeout/crash: a/b/c time: Ts",
+// plain mode "#N\tNEW    cov: C ft: F corp: K/Sb ... exec/s: E".
+void parse_status(const std::string& line, CampaignStats& s) {
+  if (line.empty() || line[0] != '#') return;
+  auto num_after = [&](const char* key, std::int64_t& out) {
+    const auto k = line.find(key);
+    if (k == std::string::npos) return;
+    out = std::strtoll(line.c_str() + k + std::strlen(key), nullptr, 10);
+  };
+  const std::int64_t n = std::strtoll(line.c_str() + 1, nullptr, 10);
+  if (n > 0) s.executions = n;
+  num_after("cov: ", s.coverage);
+  num_after("ft: ", s.features);
+  std::int64_t e = 0;
+  num_after("exec/s: ", e);
+  if (e > 0) s.exec_per_s = static_cast<double>(e);
+  const auto k = line.find("oom/timeout/crash: ");
+  if (k != std::string::npos) {
+    long long a = 0, b = 0, c = 0;
+    if (std::sscanf(line.c_str() + k + 19, "%lld/%lld/%lld", &a, &b, &c) == 3) s.crashes = a + b + c;
+  }
+}
+
+std::string status_text(const CampaignStats& s, double elapsed, double budget, std::int64_t findings) {
+  std::ostringstream os;
+  os << "[" << std::fixed << std::setprecision(0) << elapsed << "s/" << budget << "s] execs " << s.executions << " ("
+     << s.exec_per_s << "/s)  cov " << s.coverage << "  ft " << s.features << "  corpus " << s.corpus << "  findings "
+     << findings;
+  if (s.crashes) os << "  crashes " << s.crashes;
+  return os.str();
+}
+
+struct State {
+  int runs = 0;
+  std::int64_t executions = 0;
+  double seconds = 0;
+  std::int64_t coverage = 0, features = 0;
+};
+
+State load_state(const fs::path& p) {
+  State s;
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = line.substr(0, eq), v = line.substr(eq + 1);
+    if (k == "runs") s.runs = std::atoi(v.c_str());
+    if (k == "executions") s.executions = std::atoll(v.c_str());
+    if (k == "seconds") s.seconds = std::atof(v.c_str());
+    if (k == "coverage") s.coverage = std::atoll(v.c_str());
+    if (k == "features") s.features = std::atoll(v.c_str());
+  }
+  return s;
+}
+
+void save_state(const fs::path& p, const State& s) {
+  std::ostringstream os;
+  os << "runs=" << s.runs << "\nexecutions=" << s.executions << "\nseconds=" << s.seconds << "\ncoverage=" << s.coverage
+     << "\nfeatures=" << s.features << "\n";
+  write_file_atomic(p.string(), os.str());
+}
+
+struct Record {
+  std::map<std::string, std::string> header;  // "# key: value"
+  std::vector<std::string> expects;
+  std::string case_line;
+};
+
+Record parse_record(const std::string& text) {
+  Record r;
+  std::istringstream in(text);
+  std::string s;
+  while (std::getline(in, s)) {
+    if (s.rfind("# expect ", 0) == 0)
+      r.expects.push_back(s);
+    else if (s.rfind("# ", 0) == 0) {
+      const auto colon = s.find(": ");
+      if (colon != std::string::npos) r.header[s.substr(2, colon - 2)] = s.substr(colon + 2);
+    } else if (!s.empty() && s[0] != '#' && r.case_line.empty()) {
+      r.case_line = s;
+    }
+  }
+  return r;
+}
+
+std::string expect_line(const Case& c) {
+  try {
+    const Evaluation ev = evaluate(c);
+    std::string v = "# expect " + std::string(name(c.version)) + ": ";
+    if (ev.outcome == Outcome::assert_fired) return v + "assert";
+    if (ev.outcome == Outcome::ok) return v + "ok";
+    std::string tags;
+    for (const auto& r : ev.results)
+      if (r.verdict == Verdict::violated) tags += (tags.empty() ? "" : ",") + std::string(info(r.id).tag);
+    return v + "violation " + tags;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// Reads the libFuzzer .options file of a target ([libfuzzer] key = value) into flags.
+std::vector<std::string> options_flags(const fs::path& corpus_root, const std::string& target) {
+  std::vector<std::string> flags;
+  std::ifstream in(corpus_root / (target + "_fuzz.options"));
+  std::string line;
+  bool in_section = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("[", 0) == 0) {
+      in_section = line.rfind("[libfuzzer]", 0) == 0;
+      continue;
+    }
+    const auto eq = line.find('=');
+    if (!in_section || eq == std::string::npos || line[0] == '#') continue;
+    auto trim = [](std::string t) {
+      t.erase(0, t.find_first_not_of(" \t"));
+      t.erase(t.find_last_not_of(" \t\r") + 1);
+      return t;
+    };
+    std::string k = trim(line.substr(0, eq)), v = trim(line.substr(eq + 1));
+    if (k == "dict") v = (corpus_root / v).string();
+    flags.push_back("-" + k + "=" + v);
+  }
+  return flags;
+}
+
+}  // namespace
+
+std::string locate_fuzzer(const std::string& target, const std::string& hint, std::vector<std::string>& searched) {
+  const std::string exe = target + "_fuzz";
+  std::vector<std::string> cands;
+  if (!hint.empty()) {
+    std::error_code ec;
+    cands.push_back(fs::is_directory(hint, ec) ? (fs::path(hint) / exe).string() : hint);
+  } else {
+    if (const char* d = std::getenv("CHUNKPROOF_FUZZ_BIN_DIR")) cands.push_back((fs::path(d) / exe).string());
+    const std::string here = self_dir();
+    if (!here.empty()) {
+      cands.push_back((fs::path(here) / "fuzz" / exe).string());                  // a fuzz-preset chunkproof
+      cands.push_back((fs::path(here) / ".." / "fuzz" / "fuzz" / exe).string());  // build/fuzz beside build/<preset>
+    }
+    cands.push_back((fs::path(CHUNKPROOF_SOURCE_DIR) / "build" / "fuzz" / "fuzz" / exe).string());
+  }
+  for (const auto& c : cands) {
+    searched.push_back(c);
+    if (is_libfuzzer_binary(c)) return fs::weakly_canonical(c).string();
+  }
+  return {};
+}
+
+CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
+  CampaignResult res;
+  res.engine = opt.engine;
+  const std::string vers = opt.versions.empty() ? "all" : join(opt.versions, ",");
+  // Directories: corpus and findings persist across runs, so a killed campaign resumes.
+  const fs::path base = fs::path("chunkproof-fuzz") / (opt.target + "-" + vers + "-" + opt.platform);
+  const fs::path corpus = opt.corpus_dir.empty() ? base / "corpus" : fs::path(opt.corpus_dir);
+  const fs::path findings = opt.findings_dir.empty() ? base / "findings" : fs::path(opt.findings_dir);
+  const fs::path raw = findings / "raw", crashes = findings / "crashes", minimized = findings / "minimized";
+  std::error_code ec;
+  for (const auto& d : {corpus, raw, crashes, minimized}) fs::create_directories(d, ec);
+  if (ec) {
+    res.exit_code = 2;
+    res.error = "cannot create " + findings.string() + ": " + ec.message();
+    return res;
+  }
+  const fs::path corpus_root = fs::path(CHUNKPROOF_SOURCE_DIR) / "corpus";
+
+  // The same configuration the target reads from its environment.
+  TargetConfig cfg;
+  for (std::size_t pos = 0; pos <= opt.expect_correct.size();) {
+    auto comma = opt.expect_correct.find(',', pos);
+    if (comma == std::string::npos) comma = opt.expect_correct.size();
+    const std::string n = opt.expect_correct.substr(pos, comma - pos);
+    if (auto v = parse_version(n)) cfg.expect_correct.push_back(*v);
+    pos = comma + 1;
+  }
+  cfg.quiet = true;
+  cfg.stop_on = opt.stop_on;
+  ChildEnv env;
+  env.vars = {{"CHUNKPROOF_FUZZ_VERSIONS", vers},
+              {"CHUNKPROOF_FUZZ_PLATFORMS", opt.platform},
+              {"CHUNKPROOF_FUZZ_EXPECT_CORRECT", opt.expect_correct.empty() ? "none" : opt.expect_correct},
+              {"CHUNKPROOF_FUZZ_FINDINGS_DIR", fs::absolute(raw).string()},
+              {"CHUNKPROOF_FUZZ_STOP_ON", opt.stop_on},
+              {"CHUNKPROOF_FUZZ_DIFFERENTIAL", opt.differential ? "1" : "0"},
+              {"ASAN_OPTIONS", "abort_on_error=1:symbolize=1:detect_leaks=0"},
+              {"UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"}};
+  Selection sel = Selection::all();
+  {
+    for (const auto& [k, v] : env.vars) setenv(k.c_str(), v.c_str(), 1);
+    try {
+      sel = Selection::from_env();
+    } catch (const CaseError& e) {
+      res.exit_code = 2;
+      res.error = e.what();
+      return res;
+    }
+  }
+
+  const std::set<std::string> known_before = [&] {
+    std::set<std::string> s;
+    for (const auto& e : fs::directory_iterator(minimized, ec)) s.insert(e.path().filename().string());
+    return s;
+  }();
+  State state = load_state(findings / "campaign.state");
+  SignalGuard guard;
+  const auto t0 = Clock::now();
+  const bool tty = opt.status_line && isatty(2);
+  auto findings_so_far = [&] { return count_files(raw) + count_files(crashes); };
+  double last_plain = 0;
+  auto show = [&](const CampaignStats& s, double el) {
+    if (tty)
+      std::fprintf(stderr, "\r\033[K%s", status_text(s, el, opt.max_time, findings_so_far()).c_str());
+    else if (opt.status_line && el - last_plain >= 15) {
+      last_plain = el;
+      std::fprintf(stderr, "%s\n", status_text(s, el, opt.max_time, findings_so_far()).c_str());
+    }
+  };
+
+  std::string fuzzer;
+  if (opt.engine == "libfuzzer") {
+    std::vector<std::string> searched;
+    fuzzer = locate_fuzzer(opt.target, opt.fuzzer_bin, searched);
+    if (fuzzer.empty()) {
+      res.exit_code = 2;
+      res.error = "no libFuzzer build of " + opt.target + "_fuzz found (looked at: " + join(searched, ", ") +
+                  ").\nBuild the fuzz targets with clang + libFuzzer:\n  cmake --preset fuzz && cmake --build --preset "
+                  "fuzz\nthen pass --fuzzer-bin build/fuzz/fuzz (or set CHUNKPROOF_FUZZ_BIN_DIR). "
+                  "--engine builtin runs an in-process random search instead (planner only, no coverage guidance).";
+      return res;
+    }
+    res.fuzzer = fuzzer;
+    std::vector<std::string> argv{fuzzer,
+                                  "-fork=" + std::to_string(std::max(1, opt.jobs)),
+                                  "-ignore_crashes=1",
+                                  "-ignore_timeouts=1",
+                                  "-ignore_ooms=1",
+                                  "-max_total_time=" + std::to_string(static_cast<long long>(opt.max_time)),
+                                  "-timeout=25",
+                                  "-rss_limit_mb=2560",
+                                  "-print_final_stats=1",
+                                  "-artifact_prefix=" + fs::absolute(crashes).string() + "/"};
+    for (const auto& f : options_flags(corpus_root, opt.target)) argv.push_back(f);
+    if (opt.seed) argv.push_back("-seed=" + std::to_string(opt.seed));
+    argv.push_back(fs::absolute(corpus).string());
+    const fs::path seeds = corpus_root / (opt.target + "_fuzz");
+    if (fs::is_directory(seeds, ec)) argv.push_back(seeds.string());
+    log << "fuzz: " << join(argv, " ") << "\n" << std::flush;
+    std::ofstream flog(findings / "fuzz.log", std::ios::app);
+    flog << "== " << now_iso() << " " << join(argv, " ") << "\n";
+    int fd = -1;
+    const pid_t pid = spawn(argv, env, fd);
+    if (pid < 0) {
+      res.exit_code = 2;
+      res.error = "cannot start " + fuzzer;
+      return res;
+    }
+    std::string pending;
+    char buf[8192];
+    int forwarded = 0;
+    double hard_kill_at = opt.max_time + 120;
+    for (;;) {
+      pollfd p{fd, POLLIN, 0};
+      const int r = poll(&p, 1, 500);
+      if (r > 0) {
+        const ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) break;
+        pending.append(buf, static_cast<std::size_t>(n));
+        std::size_t nl;
+        while ((nl = pending.find('\n')) != std::string::npos) {
+          const std::string line = pending.substr(0, nl);
+          pending.erase(0, nl + 1);
+          flog << line << "\n";
+          parse_status(line, res.run);
+        }
+      }
+      const double el = std::chrono::duration<double>(Clock::now() - t0).count();
+      res.run.corpus = count_files(corpus);
+      show(res.run, el);
+      if (g_signals > forwarded) {  // Ctrl-C / kill: stop libFuzzer (and its jobs), then report
+        forwarded = g_signals;
+        res.interrupted = true;
+        kill(-pid, forwarded > 1 ? SIGKILL : SIGINT);
+        hard_kill_at = std::min(hard_kill_at, el + 15);
+      }
+      if (el > hard_kill_at) {
+        kill(-pid, SIGKILL);
+        hard_kill_at = 1e300;
+      }
+    }
+    close(fd);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    kill(-pid, SIGKILL);  // stray jobs of the group, if any
+    flog << "== exit status " << status << "\n";
+    if (tty) std::fprintf(stderr, "\n");
+  } else if (opt.engine == "builtin") {
+    if (opt.target != "planner") {
+      res.exit_code = 2;
+      res.error = "--engine builtin runs the planner target only";
+      return res;
+    }
+    res.fuzzer = "built-in random search (in process)";
+    TargetConfig rec = cfg;
+    rec.findings_dir = raw.string();
+    FindingSink sink(rec);
+    std::mt19937_64 rng(opt.seed ? opt.seed : static_cast<std::uint64_t>(std::time(nullptr)));
+    std::vector<std::uint8_t> bytes;
+    double last_show = -1;
+    for (;;) {
+      const double el = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (el >= opt.max_time) break;
+      if (g_signals) {
+        res.interrupted = true;
+        break;
+      }
+      bytes.resize(4 + rng() % 60);
+      for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+      const Judgement j = judge(decode_case(bytes.data(), bytes.size(), sel), cfg);
+      ++res.run.executions;
+      if (j.kind == Judgement::finding || j.kind == Judgement::crash) sink.record(j.signature, j.case_line, j.detail);
+      if (el - last_show >= 0.5) {
+        last_show = el;
+        res.run.exec_per_s = el > 0 ? static_cast<double>(res.run.executions) / el : 0;
+        show(res.run, el);
+      }
+    }
+    if (tty) std::fprintf(stderr, "\n");
+  } else {
+    res.exit_code = 2;
+    res.error = "unknown engine '" + opt.engine + "' (libfuzzer | builtin)";
+    return res;
+  }
+  res.run.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  res.run.corpus = count_files(corpus);
+  if (res.run.seconds > 0 && opt.engine == "builtin")
+    res.run.exec_per_s = static_cast<double>(res.run.executions) / res.run.seconds;
+  if (opt.engine == "libfuzzer" && res.run.seconds > 0 && res.run.executions > 0)
+    res.run.exec_per_s = static_cast<double>(res.run.executions) / std::min(res.run.seconds, opt.max_time);
+
+  // Findings: the target's records (versions under investigation) and libFuzzer's artifacts.
+  const double minimize_budget = g_signals > 1 ? 0.0 : opt.minimize_seconds;
+  auto file_for = [&](const std::string& sig) { return minimized / (slug(sig) + ".case"); };
+  auto write_record = [&](const std::string& sig, const std::string& kind, const std::string& invariant,
+                          const std::string& detail, const std::string& original, const Case* c,
+                          const std::string& extra) {
+    const fs::path f = file_for(sig);
+    if (fs::exists(f, ec)) return;
+    std::string text = "# signature: " + sig + "\n# invariant: " + invariant + "\n# kind: " + kind +
+                       "\n# detail: " + detail + "\n# found: " + now_iso() + " by chunkproof fuzz (" + opt.target +
+                       ", " + vers + "/" + opt.platform + ")\n";
+    if (!original.empty()) text += "# original: " + original + "\n";
+    text += extra;
+    if (c) {
+      const std::string e = expect_line(*c);
+      if (!e.empty()) text += e + "\n";
+      text += print_case(*c) + "\n";
+    }
+    write_file_atomic(f.string(), text);
+  };
+  auto minimize_and_record = [&](const Case& c0, const Judgement& j, const std::string& kind,
+                                 const std::string& extra) {
+    if (fs::exists(file_for(j.signature), ec)) return;
+    MinimizeResult m = minimize_case(c0, j.signature, cfg, minimize_budget);
+    // Verify through the printed line, as a user would replay it.
+    Case replay = c0;
+    try {
+      replay = parse_case(print_case(m.c));
+    } catch (const std::exception&) {
+    }
+    const Judgement back = judge(replay, cfg);
+    const Case& keep = back.signature == j.signature ? replay : c0;
+    write_record(j.signature, kind, j.invariant, j.detail, print_case(c0), &keep,
+                 extra + "# minimize: " + std::to_string(m.evaluations) + " evaluations\n");
+  };
+  std::vector<fs::path> raws;
+  for (const auto& e : fs::directory_iterator(raw, ec))
+    if (e.path().extension() == ".case") raws.push_back(e.path());
+  std::sort(raws.begin(), raws.end());
+  for (const auto& f : raws) {
+    const Record r = parse_record(read_text(f));
+    try {
+      const Case c = parse_case(r.case_line);
+      const Judgement j = judge(c, cfg);
+      if (j.kind == Judgement::finding || j.kind == Judgement::crash)
+        minimize_and_record(c, j, j.kind == Judgement::crash ? "crash" : "finding", "");
+    } catch (const std::exception& e) {
+      log << "fuzz: skipping unreadable finding " << f << ": " << e.what() << "\n";
+    }
+  }
+  if (!fuzzer.empty()) {
+    std::set<std::string> processed;
+    {
+      std::ifstream in(crashes / ".processed");
+      for (std::string s; std::getline(in, s);) processed.insert(s);
+    }
+    std::vector<fs::path> arts;
+    for (const auto& e : fs::directory_iterator(crashes, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n[0] != '.' && !processed.count(n) && n.find(".tmp") == std::string::npos &&
+          n.find("minimized") == std::string::npos)
+        arts.push_back(e.path());
+    }
+    std::sort(arts.begin(), arts.end());
+    for (const auto& a : arts) {
+      ChildEnv e2 = env;
+      e2.vars.push_back({"CHUNKPROOF_PRINT_CASE", "1"});
+      std::string out;
+      const int rc = run_capture({fuzzer, "-runs=1", a.string()}, e2, 120, out);
+      std::string case_line, sig, why;
+      std::istringstream in(out);
+      for (std::string s; std::getline(in, s);) {
+        if (s.rfind("case: ", 0) == 0) case_line = s.substr(6);
+        if (sig.empty() && s.rfind("CHUNKPROOF-CRASH ", 0) == 0) sig = s.substr(17, s.find(" | ") - 17);
+        if (why.empty() &&
+            (s.find("ERROR: AddressSanitizer") != std::string::npos || s.find("runtime error:") != std::string::npos ||
+             s.find("ERROR: libFuzzer") != std::string::npos || s.find("_fuzz: ") != std::string::npos))
+          why = s;
+      }
+      const std::string extra = "# artifact: " + fs::absolute(a).string() + "\n";
+      if (!sig.empty() && !case_line.empty() && opt.target == "planner") {
+        try {
+          const Case c = parse_case(case_line);
+          Judgement j = judge(c, cfg);
+          if (j.kind == Judgement::finding || j.kind == Judgement::crash) {
+            minimize_and_record(c, j, "crash", extra);
+            processed.insert(a.filename().string());
+            continue;
+          }
+        } catch (const std::exception&) {
+        }
+      }
+      if (rc == 0) why = "did not reproduce (" + a.filename().string() + ")";
+      if (sig.empty()) sig = "crash: " + (why.empty() ? a.filename().string() : why.substr(0, 160));
+      // Byte-level minimization by libFuzzer for crashes the runner cannot judge in process.
+      if (rc != 0 && minimize_budget > 0) {
+        const fs::path minp = crashes / (".minimized-" + a.filename().string());
+        std::string mout;
+        run_capture(
+            {fuzzer, "-minimize_crash=1", "-max_total_time=" + std::to_string(static_cast<int>(minimize_budget)),
+             "-exact_artifact_path=" + minp.string(), a.string()},
+            env, minimize_budget + 60, mout);
+      }
+      write_record(sig, "crash", "crash", why, "", nullptr,
+                   extra + (case_line.empty() ? "" : "# case: " + case_line + "\n"));
+      processed.insert(a.filename().string());
+    }
+    std::string list;
+    for (const auto& p : processed) list += p + "\n";
+    write_file_atomic((crashes / ".processed").string(), list);
+  }
+
+  // The morning report: every finding this campaign directory holds.
+  std::vector<fs::path> recs;
+  for (const auto& e : fs::directory_iterator(minimized, ec))
+    if (e.path().extension() == ".case") recs.push_back(e.path());
+  std::sort(recs.begin(), recs.end());
+  for (const auto& f : recs) {
+    const Record r = parse_record(read_text(f));
+    CampaignFinding cf;
+    cf.signature = r.header.count("signature") ? r.header.at("signature") : f.stem().string();
+    cf.invariant = r.header.count("invariant") ? r.header.at("invariant") : "";
+    cf.kind = r.header.count("kind") ? r.header.at("kind") : "finding";
+    cf.detail = r.header.count("detail") ? r.header.at("detail") : "";
+    cf.original_line = r.header.count("original") ? r.header.at("original") : "";
+    cf.case_line = r.case_line.empty() && r.header.count("case") ? r.header.at("case") : r.case_line;
+    cf.file = fs::absolute(f).string();
+    cf.is_new = !known_before.count(f.filename().string());
+    if (!r.case_line.empty()) {
+      cf.replay = "chunkproof plan --case " + shell_quote(r.case_line);
+      try {
+        const Judgement j = judge(parse_case(r.case_line), cfg);
+        cf.reproduced = j.signature == cf.signature;
+      } catch (const std::exception&) {
+      }
+    } else if (r.header.count("artifact")) {
+      cf.replay = (fuzzer.empty() ? opt.target + "_fuzz" : fuzzer) + " " + shell_quote(r.header.at("artifact"));
+    }
+    res.findings.push_back(std::move(cf));
+  }
+
+  state.runs += 1;
+  state.executions += res.run.executions;
+  state.seconds += res.run.seconds;
+  state.coverage = std::max(state.coverage, res.run.coverage);
+  state.features = std::max(state.features, res.run.features);
+  save_state(findings / "campaign.state", state);
+  res.runs = state.runs;
+  res.cumulative = {
+      state.executions, state.seconds,  state.seconds > 0 ? static_cast<double>(state.executions) / state.seconds : 0,
+      state.coverage,   state.features, res.run.corpus,
+      res.run.crashes};
+
+  // report.md
+  std::ostringstream md;
+  md << "# chunkproof fuzz report\n\n"
+     << "- command: `" << opt.command_line << "`\n"
+     << "- finished: " << now_iso() << (res.interrupted ? " (interrupted: the report covers what ran)" : "") << "\n"
+     << "- target: `" << opt.target << "_fuzz`, versions: " << vers << ", platforms: " << opt.platform
+     << ", expected correct (a violation is a crash): " << (opt.expect_correct.empty() ? "none" : opt.expect_correct)
+     << "\n- engine: " << opt.engine << " (" << res.fuzzer << "), jobs " << opt.jobs << ", budget " << opt.max_time
+     << " s\n- corpus: `" << fs::absolute(corpus).string() << "`, findings: `" << fs::absolute(findings).string()
+     << "`\n\n## Totals\n\n| | this run | all " << state.runs << " run(s) |\n|---|---|---|\n"
+     << std::fixed << std::setprecision(0) << "| executions | " << res.run.executions << " | " << state.executions
+     << " |\n| fuzzing time (s) | " << res.run.seconds << " | " << state.seconds << " |\n| exec/s | "
+     << res.run.exec_per_s << " | " << res.cumulative.exec_per_s << " |\n| coverage (edges / features) | "
+     << res.run.coverage << " / " << res.run.features << " | " << state.coverage << " / " << state.features
+     << " |\n| corpus files | " << res.run.corpus << " | |\n| crash artifacts | " << count_files(crashes) << " | |\n\n";
+  int fresh = 0;
+  for (const auto& f : res.findings) fresh += f.is_new;
+  md << "## Findings: " << res.findings.size() << " distinct (" << fresh << " new in this run)\n\n";
+  if (res.findings.empty())
+    md << "No findings" << (opt.engine == "libfuzzer" ? " in the executions above" : "")
+       << ". Fuzzing shows no counterexample was found within the budget; it is not a proof (`chunkproof prove`).\n";
+  int i = 0;
+  for (const auto& f : res.findings) {
+    md << "### " << ++i << ". `" << f.signature << "`" << (f.is_new ? " (new)" : "") << "\n\n"
+       << "- invariant: " << f.invariant << ", kind: " << f.kind
+       << (f.kind == "crash" ? " (an expected-correct version or a sanitizer: check it against the spec first)" : "")
+       << "\n";
+    if (!f.detail.empty()) md << "- detail: " << f.detail << "\n";
+    if (!f.case_line.empty())
+      md << "- case: `" << f.case_line << "`" << (f.reproduced ? " (replayed: same signature)" : "") << "\n";
+    if (!f.original_line.empty() && f.original_line != f.case_line)
+      md << "- as found (before minimization): `" << f.original_line << "`\n";
+    if (!f.replay.empty()) md << "- replay: `" << f.replay << "`\n";
+    md << "- record: `" << f.file << "` (regression-file format: copy it to corpus/regressions/)\n\n";
+  }
+  md << "## Resume\n\nRun the same command again: the corpus and the findings above are kept, and known findings are "
+        "not minimized twice.\n";
+  res.report_md = (findings / "report.md").string();
+  write_file_atomic(res.report_md, md.str());
+
+  // report.json
+  std::ostringstream js;
+  cli::Json j(js);
+  auto stats = [&](const CampaignStats& s) {
+    j.begin_object()
+        .field("executions", s.executions)
+        .field("seconds", s.seconds)
+        .field("exec_per_s", s.exec_per_s)
+        .field("coverage", s.coverage)
+        .field("features", s.features)
+        .field("corpus", s.corpus)
+        .end_object();
+  };
+  j.begin_object()
+      .field("command", opt.command_line)
+      .field("finished", now_iso())
+      .field("interrupted", res.interrupted)
+      .field("target", opt.target)
+      .field("versions", vers)
+      .field("platforms", opt.platform)
+      .field("expect_correct", opt.expect_correct)
+      .field("engine", opt.engine)
+      .field("fuzzer", res.fuzzer)
+      .field("jobs", opt.jobs)
+      .field("max_time", opt.max_time)
+      .field("corpus_dir", fs::absolute(corpus).string())
+      .field("findings_dir", fs::absolute(findings).string())
+      .field("runs", state.runs);
+  j.key("this_run");
+  stats(res.run);
+  j.key("cumulative");
+  stats(res.cumulative);
+  j.key("findings").begin_array();
+  for (const auto& f : res.findings)
+    j.begin_object()
+        .field("signature", f.signature)
+        .field("invariant", f.invariant)
+        .field("kind", f.kind)
+        .field("case", f.case_line)
+        .field("original", f.original_line)
+        .field("detail", f.detail)
+        .field("replay", f.replay)
+        .field("reproduced", f.reproduced)
+        .field("new", f.is_new)
+        .field("record", f.file)
+        .end_object();
+  j.end_array().end_object();
+  js << "\n";
+  res.report_json = (findings / "report.json").string();
+  write_file_atomic(res.report_json, js.str());
+
+  if (!res.findings.empty())
+    res.exit_code = 1;
+  else if (res.run.executions == 0 && !res.interrupted)
+    res.exit_code = 3;
+  return res;
+}
+
+}  // namespace cp::fuzz

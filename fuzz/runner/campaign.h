@@ -1,0 +1,76 @@
+// The fuzz campaign runner behind `chunkproof fuzz` and the demo's fuzz stage: runs a target
+// under libFuzzer (fork mode) or the built-in in-process engine, keeps corpus and findings on
+// disk so a killed campaign resumes, de-duplicates findings by signature (version, platform,
+// invariant and cause), minimizes each to a short case line, and writes report.md and
+// report.json atomically.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace cp::fuzz {
+
+struct CampaignOptions {
+  std::string target = "planner";     // planner | dcp_index | case_parser | merge
+  std::vector<std::string> versions;  // empty: every version
+  std::string platform = "both";      // cuda | rocm | both
+  double max_time = 3600;             // seconds of fuzzing (minimization and the report come after)
+  int jobs = 1;
+  std::string corpus_dir;            // default <campaign dir>/corpus
+  std::string findings_dir;          // default <campaign dir>/findings
+  std::string fuzzer_bin;            // a binary or a directory holding <target>_fuzz
+  std::string engine = "libfuzzer";  // libfuzzer | builtin (in-process random search, planner only)
+  std::string expect_correct = "v5-packed,v6-current";
+  std::string stop_on;  // CHUNKPROOF_FUZZ_STOP_ON
+  bool differential = false;
+  std::uint64_t seed = 0;        // 0: libFuzzer picks / time-based
+  double minimize_seconds = 20;  // per finding
+  bool status_line = true;       // live status line on stderr
+  std::string command_line;      // for the report
+};
+
+struct CampaignFinding {
+  std::string signature;
+  std::string invariant;  // I-x, "assert", or "crash"
+  std::string kind;       // finding | crash
+  std::string case_line;  // minimized
+  std::string original_line;
+  std::string detail;
+  std::string replay;  // a command that reproduces it
+  std::string file;    // minimized record on disk
+  bool reproduced = false;
+  bool is_new = false;  // first seen in this run
+  int minimize_evaluations = 0;
+};
+
+struct CampaignStats {
+  std::int64_t executions = 0;
+  double seconds = 0;
+  double exec_per_s = 0;
+  std::int64_t coverage = 0;  // libFuzzer cov: (edges)
+  std::int64_t features = 0;  // ft:
+  std::int64_t corpus = 0;    // files in the corpus dir
+  std::int64_t crashes = 0;
+};
+
+struct CampaignResult {
+  int exit_code = 0;  // 0 no finding, 1 findings, 2 usage/setup error, 3 nothing executed
+  bool interrupted = false;
+  std::string engine;
+  std::string fuzzer;
+  CampaignStats run;         // this run
+  CampaignStats cumulative;  // every run of this campaign directory
+  int runs = 0;
+  std::vector<CampaignFinding> findings;
+  std::string report_md, report_json;
+  std::string error;  // with exit_code 2
+};
+
+// Where the libFuzzer build of `<target>_fuzz` is; "" with `searched` listing where it looked.
+std::string locate_fuzzer(const std::string& target, const std::string& hint, std::vector<std::string>& searched);
+
+CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log);
+
+}  // namespace cp::fuzz

@@ -1,0 +1,22 @@
+// Case-level minimization of a planner finding: fewer requests, smaller numbers, while the
+// finding's signature (version, platform, kind and cause) stays the same. Works on the case,
+// not the bytes, so the result is a short, readable case line.
+#pragma once
+
+#include <string>
+
+#include "fuzz/common/findings.h"
+#include "reference/caseio/case.h"
+
+namespace cp::fuzz {
+
+struct MinimizeResult {
+  Case c;
+  int evaluations = 0;
+  bool changed = false;
+};
+
+// Shrinks `c` while judge(c).signature == signature; stops after `seconds`.
+MinimizeResult minimize_case(const Case& c, const std::string& signature, const TargetConfig& cfg, double seconds);
+
+}  // namespace cp::fuzz
