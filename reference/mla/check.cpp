@@ -172,18 +172,41 @@ class Engine {
   }
 
  private:
-  // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for heads [h0, h1): fixed order over L.
+  // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for heads [h0, h1): for every element the
+  // fixed order over L of axpy_rows (dot.h). Tiled (rows x column block) so W streams from
+  // memory once per row tile instead of once per row; the per-element order is unchanged.
   void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, int cols, int h0, int h1,
                   float* out) const {
+    constexpr std::int64_t kRowTile = 32;
+    constexpr long kColBlock = 256;
     const int L = s_.L, N = s_.N;
-    std::vector<float> x(static_cast<std::size_t>(L));
-    for (std::int64_t i = 0; i < n; ++i) {
-      for (int l = 0; l < L; ++l) x[l] = bf16_to_float(rows[i * s_.row() + l]);
-      float* acc = out + (i * N + h0) * cols;
-      const long width = static_cast<long>(h1 - h0) * cols;
-      for (long j = 0; j < width; ++j) acc[j] = 0.0f;
-      axpy_rows_strided(acc, x.data(), W.data() + static_cast<long>(h0) * cols, L, static_cast<long>(N) * cols, width);
-      for (long j = 0; j < width; ++j) acc[j] = round_to_bf16(acc[j]);  // kv_b_proj output is bf16
+    const long ld = static_cast<long>(N) * cols, c0 = static_cast<long>(h0) * cols, c1 = static_cast<long>(h1) * cols;
+    std::vector<float> x(static_cast<std::size_t>(kRowTile * L));
+    for (std::int64_t r0 = 0; r0 < n; r0 += kRowTile) {
+      const std::int64_t rt = std::min(kRowTile, n - r0);
+      for (std::int64_t i = 0; i < rt; ++i)
+        for (int l = 0; l < L; ++l)
+          x[static_cast<std::size_t>(i * L + l)] = bf16_to_float(rows[(r0 + i) * s_.row() + l]);
+      for (long j0 = c0; j0 < c1; j0 += kColBlock) {
+        const long w = std::min(kColBlock, c1 - j0);
+        for (std::int64_t i = 0; i < rt; ++i) {
+          float* acc = out + (r0 + i) * ld + j0;
+          for (long j = 0; j < w; ++j) acc[j] = 0.0f;
+        }
+        for (int l = 0; l < L; ++l) {
+          const float* wr = W.data() + l * ld + j0;
+          for (std::int64_t i = 0; i < rt; ++i) {
+            const float xi = x[static_cast<std::size_t>(i * L + l)];
+            float* __restrict acc = out + (r0 + i) * ld + j0;
+            const float* __restrict wrr = wr;
+            for (long j = 0; j < w; ++j) acc[j] = dot_step(acc[j], xi, wrr[j]);
+          }
+        }
+        for (std::int64_t i = 0; i < rt; ++i) {
+          float* acc = out + (r0 + i) * ld + j0;
+          for (long j = 0; j < w; ++j) acc[j] = round_to_bf16(acc[j]);  // kv_b_proj output is bf16
+        }
+      }
     }
   }
 
