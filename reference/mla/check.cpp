@@ -108,11 +108,48 @@ class Engine {
     });
   }
 
+  // vLLM path: the fp32 softmax of one chunk's rows for a request, accumulated over
+  // consecutive sub-batches of those rows (same sequential order as one batch).
+  struct Partial {
+    std::vector<float> m, l, acc;  // [qn][N], [qn][N], [qn][N][Vd]
+  };
+  // The chunk max of the next `n` stored context scores (or of the causal suffix).
+  void begin_partial(const Work& w, std::int64_t n, bool causal, Partial& p) const {
+    const int N = s_.N, qn = w.qn;
+    const std::size_t th = static_cast<std::size_t>(qn) * N;
+    p.m.assign(th, neg_inf());
+    p.l.assign(th, 0.0f);
+    p.acc.assign(th * static_cast<std::size_t>(s_.Vd), 0.0f);
+    const float* sc = causal ? w.suf_scores.data() : w.ctx_scores.data() + w.cursor;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int t = causal ? static_cast<int>(i) : 0; t < qn; ++t)
+        for (int h = 0; h < N; ++h) {
+          float& m = p.m[static_cast<std::size_t>(t * N + h)];
+          m = max_sel(sc[(i * qn + t) * N + h], m);
+        }
+  }
+  // (out [qn][N][Vd], lse [N][qn]); no rows: (0, -inf).
+  void end_partial(const Work& w, const Partial& p, float* out, float* lse) const {
+    const int N = s_.N, Vd = s_.Vd, qn = w.qn;
+    for (int t = 0; t < qn; ++t)
+      for (int h = 0; h < N; ++h) {
+        const std::size_t th = static_cast<std::size_t>(t * N + h);
+        float* o = out + th * Vd;
+        float& l = lse[static_cast<std::size_t>(h) * qn + t];
+        if (p.m[th] == neg_inf()) {
+          for (int d = 0; d < Vd; ++d) o[d] = 0.0f;
+          l = neg_inf();
+          continue;
+        }
+        for (int d = 0; d < Vd; ++d) o[d] = div_rn(p.acc[th * Vd + d], p.l[th]);
+        l = add_rn(p.m[th], log_cp(p.l[th]));
+      }
+  }
+
   // Pass 2: up-project V once per row; exact accumulation of w = exp(s - max) and w * v.
   // With `oracle`, the same terms in float64 (libm exp). With `part` (vLLM path), the fp32
-  // softmax of these rows alone -> (out [qn][N][Vd], lse [N][qn]).
-  void accumulate(Work& w, const Row* rows, std::int64_t n, bool causal, bool exact, bool oracle, float* part_out,
-                  float* part_lse) const {
+  // softmax sums of these rows against the partial's chunk max.
+  void accumulate(Work& w, const Row* rows, std::int64_t n, bool causal, bool exact, bool oracle, Partial* part) const {
     const float* sc;
     if (causal) {
       sc = w.suf_scores.data();
@@ -147,25 +184,16 @@ class Engine {
               }
             }
           }
-          if (part_out != nullptr) {
-            float* o = part_out + th * Vd;
-            float& lse = part_lse[static_cast<std::size_t>(h) * qn + t];
-            float m = neg_inf();
-            for (std::int64_t i = first; i < last; ++i) m = max_sel(sc[(i * qn + t) * N + h], m);
-            for (int d = 0; d < Vd; ++d) o[d] = 0.0f;
-            if (last <= first) {
-              lse = neg_inf();
-              continue;
-            }
-            float l = 0.0f;
+          if (part != nullptr) {
+            const float m = part->m[th];
+            float& l = part->l[th];
+            float* o = part->acc.data() + th * Vd;
             for (std::int64_t i = first; i < last; ++i) {
               const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], m));
               l = add_rn(l, p);
               const float* vi = v.data() + (i * N + h) * Vd;
               for (int d = 0; d < Vd; ++d) o[d] = dot_step(o[d], p, vi[d]);
             }
-            for (int d = 0; d < Vd; ++d) o[d] = div_rn(o[d], l);
-            lse = add_rn(m, log_cp(l));
           }
         }
     });
@@ -297,9 +325,12 @@ std::vector<std::pair<std::int64_t, std::int64_t>> ranges_where(const std::vecto
   return out;
 }
 
+// Rows per up-projection batch: bounds the K/V scratch (rows x heads x 128 floats).
+constexpr std::int64_t kSubBatch = 512;
+
 void reference_outputs(const Engine& eng, const Inputs& in, std::vector<Work>& works, bool exact, bool oracle) {
   const int R = in.s.row();
-  constexpr std::int64_t kBatch = 512;
+  constexpr std::int64_t kBatch = kSubBatch;
   std::vector<Row> rows;
   auto load = [&](const Work& w, std::int64_t p0, std::int64_t n) {
     rows.resize(static_cast<std::size_t>(n * R));
@@ -317,10 +348,10 @@ void reference_outputs(const Engine& eng, const Inputs& in, std::vector<Work>& w
     for (std::int64_t p0 = 0; p0 < w.ctx; p0 += kBatch) {
       const std::int64_t n = std::min(kBatch, w.ctx - p0);
       load(w, p0, n);
-      eng.accumulate(w, rows.data(), n, false, exact, oracle, nullptr, nullptr);
+      eng.accumulate(w, rows.data(), n, false, exact, oracle, nullptr);
     }
     load(w, w.ctx, w.qn);
-    eng.accumulate(w, rows.data(), w.qn, true, exact, oracle, nullptr, nullptr);
+    eng.accumulate(w, rows.data(), w.qn, true, exact, oracle, nullptr);
   }
 }
 
@@ -379,7 +410,9 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     for (std::size_t b = 0; b < ch.entries.size(); ++b) {
       Work& w = chk[static_cast<std::size_t>(work_of[static_cast<std::size_t>(ch.entries[b].request)])];
       const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
-      eng.scores(w, ws.data() + ch.cu_seq_lens[b] * s.row(), n, false);
+      const Row* base = ws.data() + ch.cu_seq_lens[b] * s.row();
+      for (std::int64_t k = 0; k < n; k += kSubBatch)
+        eng.scores(w, base + k * s.row(), std::min(kSubBatch, n - k), false);
       res.attended_rows += n;
     }
   }
@@ -402,8 +435,13 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
       const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
       po.assign(th * s.Vd, 0.0f);
       pl.assign(th, neg_inf());
-      eng.accumulate(w, ws.data() + ch.cu_seq_lens[b] * s.row(), n, false, opts.exact, false,
-                     opts.vllm ? po.data() : nullptr, pl.data());
+      const Row* base = ws.data() + ch.cu_seq_lens[b] * s.row();
+      Engine::Partial part;
+      if (opts.vllm) eng.begin_partial(w, n, false, part);
+      for (std::int64_t k = 0; k < n; k += kSubBatch)
+        eng.accumulate(w, base + k * s.row(), std::min(kSubBatch, n - k), false, opts.exact, false,
+                       opts.vllm ? &part : nullptr);
+      if (opts.vllm) eng.end_partial(w, part, po.data(), pl.data());
       if (!opts.vllm) continue;
       for (int f = 0; f < 2; ++f) {
         if (!w.have_part) {  // first piece of the request's context: copy
@@ -447,7 +485,10 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     load_suffix(w);
     po.assign(th * s.Vd, 0.0f);
     pl.assign(th, neg_inf());
-    eng.accumulate(w, rows.data(), w.qn, true, opts.exact, false, opts.vllm ? po.data() : nullptr, pl.data());
+    Engine::Partial part;
+    if (opts.vllm) eng.begin_partial(w, w.qn, true, part);
+    eng.accumulate(w, rows.data(), w.qn, true, opts.exact, false, opts.vllm ? &part : nullptr);
+    if (opts.vllm) eng.end_partial(w, part, po.data(), pl.data());
     const std::size_t base = static_cast<std::size_t>(w.token0) * per_token;
     for (std::size_t i = 0; i < th; ++i)
       for (int d = 0; d < s.Vd; ++d) {
