@@ -18,15 +18,23 @@ namespace cp::smt {
 
 // The declared domain. Everything not listed is unbounded (any integer the formulas accept).
 struct Domain {
-  std::int64_t block_max = std::int64_t{1} << 14;  // block B in [1, block_max], any value (11000 too)
-  std::int64_t dcp_max = 64;                       // W in [1, dcp_max]
+  std::int64_t block_max = std::int64_t{1} << 14;       // block B in [1, block_max], any value (11000 too)
+  std::int64_t dcp_max = 64;                            // W in [1, dcp_max]
   std::int64_t interleave_max = std::int64_t{1} << 14;  // I in [1, min(B, interleave_max)], I | B
-  std::int64_t mml_max = std::int64_t{1} << 21;    // max_model_len in [1, mml_max]
-  std::int64_t mns_max = 1024;                     // max_num_seqs in [1, mns_max]
-  std::int64_t workspace_max = 0;                  // 0: S sized by the version; else explicit S in [1, this]
-  std::int64_t ctx_max = std::int64_t{1} << 21;    // every context length in [0, ctx_max]
-  std::int64_t prefills_max = 16;                  // old planner: n prefills with context, 1..this (split)
-  // key=value, keys: block, dcp, interleave, mml, mns, workspace (N or "sized"), ctx, prefills.
+  std::int64_t mml_max = std::int64_t{1} << 21;         // max_model_len in [1, mml_max]
+  std::int64_t mns_max = 1024;                          // max_num_seqs in [1, mns_max]
+  std::int64_t workspace_max = 0;                       // 0: S sized by the version; else explicit S in [1, this]
+  std::int64_t ctx_max = std::int64_t{1} << 21;         // every context length in [0, ctx_max]
+  std::int64_t prefills_max = 16;                       // old planner: n prefills with context, 1..this (split)
+  // Packed planner: "split" proves every (B, I, W) of the split grid concretely (every
+  // division by a constant: linear arithmetic); "symbolic" runs the lemma chains with
+  // symbolic B, W, I (unbounded, but Z3 4.8.12's nonlinear solver leaves steps UNKNOWN).
+  std::string packed_mode = "split";
+  // The split grid: these blocks (<= block_max), interleave = divisors of B among
+  // 1, 2, 4, ..., 64 and B itself (<= interleave_max), dcp = 1..dcp_max.
+  std::vector<std::int64_t> split_blocks{1, 2, 3, 16, 64, 128, 1024, 11000, 16384};
+  // key=value, keys: block, dcp, interleave, mml, mns, workspace (N or "sized"), ctx, prefills,
+  // blocks (comma list for the split grid), packed (split|symbolic).
   // Throws std::invalid_argument naming the key.
   void apply(std::string_view key_eq_value);
   std::string describe() const;
@@ -41,12 +49,12 @@ struct ProveOptions {
   std::vector<InvariantId> invariants;  // empty: every encoded invariant
   Domain domain;
   int jobs = 2;
-  double timeout_s = 30;          // per query (wall clock, besides the rlimit)
-  std::uint64_t rlimit = 0;       // per query; 0 = derived from timeout_s
+  double timeout_s = 30;     // per query (wall clock, besides the rlimit)
+  std::uint64_t rlimit = 0;  // per query; 0 = derived from timeout_s
   unsigned seed = 1;
-  std::string emit_smt2_dir;      // write every query as commented SMT-LIB2
-  std::string cache_dir;          // proved queries by content hash; "" = no cache
-  std::string save_regression_dir;  // write replayed counterexamples as .case files
+  std::string emit_smt2_dir;                         // write every query as commented SMT-LIB2
+  std::string cache_dir;                             // proved queries by content hash; "" = no cache
+  std::string save_regression_dir;                   // write replayed counterexamples as .case files
   std::function<void(const std::string&)> progress;  // one line per finished case
 };
 
@@ -55,20 +63,20 @@ struct ProveResult {
   Platform platform{};
   InvariantId invariant{};
   Status status = Status::unknown;
-  double seconds = 0;          // wall time of this row's cases (summed over workers)
-  int cases = 0;               // split cases of the domain
+  double seconds = 0;  // wall time of this row's cases (summed over workers)
+  int cases = 0;       // split cases of the domain
   int cases_proved = 0;
-  int queries = 0;             // SMT queries (lemmas) run, cache hits included
+  int queries = 0;  // SMT queries (lemmas) run, cache hits included
   int cache_hits = 0;
-  bool unbounded = false;      // proved for all integers of the unbounded parameters
-  std::string domain;          // the domain the verdict holds on (printed with every result)
-  std::string method;          // how it was proved / searched
-  std::string case_line;       // COUNTEREXAMPLE: the replayed case
-  std::string replay;          // what the executable planner said about the case
+  bool unbounded = false;           // proved for all integers of the unbounded parameters
+  std::string domain;               // the domain the verdict holds on (printed with every result)
+  std::string method;               // how it was proved / searched
+  std::string case_line;            // COUNTEREXAMPLE: the replayed case
+  std::string replay;               // what the executable planner said about the case
   bool encoding_disagrees = false;  // solver model not confirmed by the concrete planner
-  std::string detail;          // UNKNOWN: the cases/lemmas that did not finish; n/a: why
+  std::string detail;               // UNKNOWN: the cases/lemmas that did not finish; n/a: why
   std::vector<std::string> unknown_cases;
-  std::string saved_to;        // regression file written
+  std::string saved_to;  // regression file written
 };
 
 // Whether (version, invariant) has an SMT encoding; if not, why (for the table).

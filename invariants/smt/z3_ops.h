@@ -42,7 +42,7 @@ namespace cp::smt {
 class Z3Scope {
  public:
   struct LcmAbstraction {
-    z3::expr a, b, l;
+    z3::expr a, b, l, x, y;  // l = a*x = b*y
   };
   explicit Z3Scope(z3::context& ctx, bool allow_lcm_abstraction = false)
       : ctx_(ctx), allow_lcm_(allow_lcm_abstraction), prev_(current_ref()) {
@@ -55,6 +55,9 @@ class Z3Scope {
   static Z3Scope* current() { return current_ref(); }
   z3::context& ctx() { return ctx_; }
   const std::vector<z3::expr>& defs() const { return defs_; }
+  // The symbols each definition defines (parallel to defs()): the prover slices every query
+  // to the definitions its goal depends on (cone of influence).
+  const std::vector<std::vector<z3::expr>>& defined() const { return defined_; }
   const std::vector<z3::expr>& obligations() const { return obligations_; }
   const std::vector<LcmAbstraction>& lcms() const { return lcms_; }
   bool allow_lcm_abstraction() const { return allow_lcm_; }
@@ -68,6 +71,7 @@ class Z3Scope {
     z3::expr r = fresh("r");
     // Floor division by a positive divisor; the divisor's sign is an obligation, not a fact.
     defs_.push_back(z3::implies(d > 0, a == d * q + r && r >= 0 && r < d));
+    defined_.push_back({q, r});
     obligations_.push_back(d > 0);
     divs_.emplace(key, q);
     return q;
@@ -80,13 +84,17 @@ class Z3Scope {
     z3::expr x = fresh("lcm_x");
     z3::expr y = fresh("lcm_y");
     defs_.push_back(l >= 1 && x >= 1 && y >= 1 && l == a * x && l == b * y && l <= a * b);
+    defined_.push_back({l, x, y});
     obligations_.push_back(a > 0 && b > 0);
-    lcms_.push_back({a, b, l});
+    lcms_.push_back({a, b, l, x, y});
     lcm_memo_.emplace(key, l);
     return l;
   }
 
-  void add_def(const z3::expr& e) { defs_.push_back(e); }
+  void add_def(const z3::expr& e, std::vector<z3::expr> defines) {
+    defs_.push_back(e);
+    defined_.push_back(std::move(defines));
+  }
 
  private:
   static Z3Scope*& current_ref() {
@@ -98,6 +106,7 @@ class Z3Scope {
   Z3Scope* prev_;
   int counter_ = 0;
   std::vector<z3::expr> defs_;
+  std::vector<std::vector<z3::expr>> defined_;
   std::vector<z3::expr> obligations_;
   std::vector<LcmAbstraction> lcms_;
   std::map<std::pair<unsigned, unsigned>, z3::expr> divs_;

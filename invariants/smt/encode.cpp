@@ -1,0 +1,505 @@
+// The invariant encodings: the planner templates of reference/planner/arith.h and
+// reference/dcp/ownership.h instantiated with z3::expr (invariants/smt/z3_ops.h).
+//
+// Two families (spec §2.2, §2.3):
+//  * packed planner (v5-packed, v6-current): one arbitrary step of the greedy loop, with an
+//    induction hypothesis (every start is a multiple of the alignment, the chunk's rows fit
+//    the budget). B, W, I, S, ctx, start, rows are all symbolic; the binary search is encoded
+//    by its postcondition. Split: W = 1 and 2 <= W <= dcp_max. Proofs are lemma chains whose
+//    nonlinear subterms are named by fresh witnesses; they hold for every integer value of
+//    the unbounded parameters (S, ctx, start, rows, mml, mns) and every B, W, I >= 1 the
+//    steps' domain admits.
+//  * old planner (v0 .. v4, pr41229): M = round_down(S // n, round_to); the prefill count n
+//    is split concretely (1 .. prefills_max) because the version divides by it; an arbitrary
+//    chunk index c stands for every chunk.
+#include "invariants/smt/encode.h"
+
+#include <algorithm>
+
+#include "reference/dcp/ownership.h"
+#include "reference/planner/arith.h"
+
+namespace cp::smt {
+namespace {
+
+using z3::expr;
+
+std::int64_t get(const z3::model& m, const expr& e) {
+  std::int64_t v = 0;
+  if (!m.eval(e, true).is_numeral_i64(v)) throw std::logic_error("model value is not a 64-bit integer");
+  return v;
+}
+
+bool is_packed(Version v) { return info(v).packed; }
+
+// round_to of the old planner (spec §2.4), as planner/old_planner.cpp computes it.
+expr old_rounding(Version v, Platform p, const expr& B, const expr& W) {
+  if (v == Version::pr41229) return p == Platform::cuda ? cp::lcm(B, W) : W;
+  return behaviour(v, p).round_chunk ? B : lit(B, 1);
+}
+
+// Workspace S of the version (spec §1) from the engine config, the way make_plan sizes it.
+expr sized_workspace(Version v, const expr& mml, const expr& mns, const expr& B, const expr& W, const expr& I) {
+  switch (v) {
+    case Version::v0_early: return arith::workspace_v0(mml, mns, B);
+    case Version::v1_dcp:
+    case Version::v2_interleave:
+    case Version::v3_pr46114:
+    case Version::v4_pr47327: return arith::workspace_legacy(mml, mns, B);
+    case Version::pr41229: return arith::workspace_pr41229(mml, mns, B, W);
+    case Version::v5_packed: return arith::workspace_v5(mml, mns, B, W, I);
+    case Version::v6_current: return arith::workspace_v6(mml, mns, B, W, I);
+  }
+  throw std::logic_error("unknown version");
+}
+
+struct Triple {
+  std::int64_t B, W, I;
+};
+
+// The packed planner's split grid (Domain::split_blocks x divisors x dcp 1..dcp_max).
+std::vector<Triple> packed_grid(const Domain& d) {
+  std::vector<Triple> g;
+  for (std::int64_t B : d.split_blocks) {
+    if (B > d.block_max) continue;
+    std::vector<std::int64_t> is;
+    for (std::int64_t i = 1; i <= 64; i *= 2)
+      if (B % i == 0 && i <= d.interleave_max) is.push_back(i);
+    if (B > 64 && B <= d.interleave_max) is.push_back(B);
+    for (std::int64_t I : is)
+      for (std::int64_t W = 1; W <= d.dcp_max; ++W) g.push_back({B, W, I});
+  }
+  return g;
+}
+
+struct Common {
+  expr mml, mns, B, W, I, S, bi;
+  bool sized;
+  expr Sexpr;  // the sizing term S is defined as (sized) or S itself
+};
+
+// The quotient q of S = q*A produced by round_up in arith::workspace_v5/v6, read off the term
+// (v6: ite(W == 1, S0, q*A)).
+std::optional<expr> roundup_quotient(expr s) {
+  if (s.is_app() && s.decl().decl_kind() == Z3_OP_ITE) s = s.arg(2);
+  if (s.is_app() && s.decl().decl_kind() == Z3_OP_MUL && s.num_args() == 2) return s.arg(0);
+  return std::nullopt;
+}
+
+// The engine parameters and the workspace over the declared domain.
+Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp, std::int64_t wmin,
+                   std::int64_t wmax, const Triple* concrete = nullptr) {
+  Common c{ctx.int_const("max_model_len"),
+           ctx.int_const("max_num_seqs"),
+           ctx.int_const("block"),
+           ctx.int_const("dcp"),
+           ctx.int_const("interleave"),
+           ctx.int_const("S"),
+           ctx.int_const("block_div_interleave"),
+           d.workspace_max == 0,
+           ctx.int_const("S")};
+  if (concrete) {  // split case: B, W, I are numerals, every division is by a constant
+    c.B = ctx.int_val(concrete->B);
+    c.W = ctx.int_val(concrete->W);
+    c.I = ctx.int_val(concrete->I);
+    c.bi = ctx.int_val(concrete->B / concrete->I);
+  }
+  fact(enc, c.B >= 1 && c.B <= ctx.int_val(d.block_max), {c.B});
+  if (!info(v).supports_interleave) fact(enc, c.I == 1, {c.I});
+  fact(enc, c.I >= 1 && c.I <= c.B && c.I <= ctx.int_val(d.interleave_max), {c.I});
+  fact(enc, c.bi >= 1 && c.B == c.I * c.bi, {c.B, c.I});  // I | B (I-11, enforced by the case format)
+  if (!dcp)
+    fact(enc, c.W == 1, {c.W});
+  else
+    fact(enc, c.W >= ctx.int_val(wmin) && c.W <= ctx.int_val(wmax), {c.W});
+  if (c.sized) {
+    fact(enc, c.mml >= 1 && c.mml <= ctx.int_val(d.mml_max), {c.mml});
+    fact(enc, c.mns >= 1 && c.mns <= ctx.int_val(d.mns_max), {c.mns});
+    c.Sexpr = sized_workspace(v, c.mml, c.mns, c.B, c.W, c.I);
+    fact(enc, c.S == c.Sexpr, {c.S});
+  } else {
+    fact(enc, c.mml == 0 && c.mns == 0, {c.mml, c.mns});
+    fact(enc, c.S >= 1 && c.S <= ctx.int_val(d.workspace_max), {c.S});
+  }
+  enc.shown.insert(enc.shown.end(), {{"block", c.B}, {"dcp", c.W}, {"interleave", c.I}, {"S", c.S}});
+  if (c.sized) enc.shown.insert(enc.shown.end(), {{"max_model_len", c.mml}, {"max_num_seqs", c.mns}});
+  return c;
+}
+
+Case base_case(const z3::model& m, const Common& c, Version v, Platform p) {
+  Case k;
+  k.version = v;
+  k.platform = p;
+  if (c.sized) {
+    k.max_model_len = get(m, c.mml);
+    k.max_num_seqs = get(m, c.mns);
+  } else {
+    k.workspace = get(m, c.S);
+  }
+  k.block = get(m, c.B);
+  k.dcp = get(m, c.W);
+  k.interleave = get(m, c.I);
+  return k;
+}
+
+// ======================================================================================
+// Packed planner (v5-packed, v6-current).
+// ======================================================================================
+
+Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Domain& d) {
+  Encoding enc;
+  const bool split_mode = d.packed_mode == "split";
+  const auto grid = packed_grid(d);
+  const Triple* tr = split_mode ? &grid.at(static_cast<std::size_t>(key.split)) : nullptr;
+  const bool dcp = split_mode ? tr->W > 1 : key.split == 1;
+  const InvariantId inv = key.invariant;
+  using enum InvariantId;
+  if (!dcp && (inv == I1_workspace_div_dcp || inv == I6_virtual_block_alignment || inv == I7_local_row_budget ||
+               inv == I8_local_length_bookkeeping || inv == I9_reorg_exact || inv == I10_gather_start_semantics)) {
+    enc.na = "no DCP (dcp=1)";
+    return enc;
+  }
+  if (dcp && d.dcp_max < 2) {
+    enc.na = "domain has no dcp >= 2";
+    return enc;
+  }
+  Common c = make_common(ctx, enc, d, key.version, dcp, 2, d.dcp_max, tr);
+  const expr &S = c.S, &W = c.W, &I = c.I, &B = c.B;
+  const expr V = I * W;
+  const VersionBehaviour beh = behaviour(key.version, key.platform);
+
+  // Step 1 of plan_packed: alignment, budgets, Mmax.
+  expr align = beh.align_chunk_to_block ? B : ctx.int_val(1);
+  if (dcp) align = cp::lcm(align, V);
+  const expr rb = dcp ? cp::floordiv(S, W) : S;
+  const expr Mmax = cp::round_down(S, align);
+
+  // One arbitrary step of the greedy loop (step 2). Induction hypothesis: start is a multiple
+  // of align (0 for the first piece) and the open chunk's rows fit the budget.
+  const expr cx = ctx.int_const("ctx");
+  const expr ks = ctx.int_const("start_div_align");
+  const expr start = ctx.int_const("start");
+  const expr rows = ctx.int_const("rows");
+  const expr k = ctx.int_const("split_div_align");
+  fact(enc, cx >= 1 && cx <= ctx.int_val(d.ctx_max), {cx});
+  fact(enc, ks >= 0 && start == align * ks && start < cx, {start, ks});
+  fact(enc, rows >= 0 && rows <= rb, {rows});
+  enc.shown.insert(enc.shown.end(), {{"ctx", cx}, {"start", start}, {"rows", rows}, {"split_div_align", k}});
+  auto need = [&](const expr& s, const expr& len) { return arith::packed_rows_needed(s, len, I, W, dcp); };
+  const expr remaining = cx - start;
+  const expr full = need(start, remaining);
+  const expr take_all = rows + full <= rb;
+  const expr cap = arith::packed_split_cap(remaining, align, Mmax);
+  const expr kmax = cp::floordiv(cp::max(cap, ctx.int_val(0)), align);
+  // The binary search's postcondition: k in [0, kmax], rows for k*align fit, and k == kmax
+  // or k+1 would not fit. (pred(0) holds since rows <= rb, so this is what the search returns.)
+  const expr split = k * align;
+  const expr fits_k = rows + need(start, split) <= rb;
+  const expr fits_k1 = rows + need(start, (k + 1) * align) <= rb;
+  fact(enc, k >= 0 && k <= kmax && fits_k && (k == kmax || !fits_k1), {k});
+  const expr local_start = padded_local_rows(start, I, W);  // plan_packed's add(): local start
+  enc.built = Mmax > 0;                                     // else the planner asserts (I-2)
+  enc.method = "lemma chain over one arbitrary greedy step (induction), symbolic B/W/I";
+  enc.unbounded = true;
+
+  auto step = [&](std::string name, std::string comment, expr goal, std::optional<expr> later = std::nullopt,
+                  bool direct = false) {
+    // With concrete B, W, I every query is linear: the direct goal needs no lemma chain.
+    if (split_mode && !direct) return;
+    enc.steps.push_back({std::move(name), std::move(comment), std::move(goal), std::move(later), direct});
+  };
+  if (split_mode) {
+    enc.method = "split grid (concrete B, W, I): one arbitrary greedy step (induction), linear arithmetic";
+    enc.unbounded = false;
+    enc.to_case = [c, cx, key](const z3::model& m) {
+      Case kcase = base_case(m, c, key.version, key.platform);
+      kcase.ctx = {get(m, cx)};
+      kcase.q = {16};
+      return kcase;
+    };
+  }
+  // Shared lemma D: align = V*M1 (fresh M1 >= 1), start = V*T (fresh T >= 0), local_start = T*I.
+  const expr M1 = sc.fresh("M1");
+  const expr T = sc.fresh("T");
+  auto lemmas_D = [&]() {
+    if (split_mode) return;
+    expr m = key.platform == Platform::cuda ? sc.lcms().back().y : ctx.int_val(1);
+    step("align-multiple-of-V", "align = lcm(B or 1, I*W) is (I*W)*m for some m >= 1", align == V * m && m >= 1,
+         align == V * M1 && M1 >= 1);
+    step("start-multiple-of-V", "start = align*ks = (I*W)*(M1*ks)", start == V * (M1 * ks) && M1 * ks >= 0,
+         start == V * T && T >= 0);
+    step("local-start", "padded_local_rows(start) = cdiv(V*T, V)*I = T*I", local_start == T * I);
+  };
+  auto size_ge_align = [&]() {
+    // S >= align, from the version's sizing.
+    if (!c.sized || split_mode) return;  // explicit workspace: no such lemma (I-2 fails for S < align)
+    if (dcp) {
+      const expr& A = sc.lcms().front().l;  // sizing's lcm(B, I*W) (memoised: the same term)
+      step("sized-S-ge-A", "round_up(max(S0, ...), A) >= A", S >= A);
+      if (key.platform == Platform::rocm) step("A-ge-align", "A = (I*W)*y >= I*W = align", A >= align);
+    } else {
+      if (key.version == Version::v6_current)
+        step("S0-ge-B", "min(max(8*mml, 4*mns*B), 65536) >= B for B <= 65536", S >= B);
+      else
+        step("S-ge-B", "round_up(max(S0, mns*B), B) >= B", S >= B);
+    }
+    step("S-ge-align", "S >= align", S >= align);
+  };
+
+  switch (inv) {
+    case I1_workspace_div_dcp: {
+      const std::optional<expr> q = c.sized && !split_mode ? roundup_quotient(c.Sexpr) : std::nullopt;
+      if (!q) {
+        step("S-mod-W", "S mod W == 0", cp::floormod(S, W) == 0, std::nullopt, true);
+        enc.method = "direct query (explicit workspace)";
+        enc.unbounded = false;
+        break;
+      }
+      // S = q*A (round_up) with A = lcm(B, I*W) = (I*W)*y, so S = W*(I*y*q); name it W*K.
+      const auto& L = sc.lcms().front();
+      const expr K = sc.fresh("K");
+      step("S-is-W-times", "S = round_up(x, A) = q*A and A = (I*W)*y, so S = W*(I*y*q)", S == W * (I * L.y * *q),
+           S == W * K);
+      step("S-mod-W", "(W*K) mod W == 0 for the fresh K", cp::floormod(S, W) == 0, std::nullopt, true);
+      break;
+    }
+    case I2_nonempty_chunk_width:
+      size_ge_align();
+      step("Mmax-positive", "Mmax = round_down(S, align) > 0", Mmax > 0, std::nullopt, true);
+      break;
+    case I3_coverage: {
+      step("take-all", "the last piece [start, ctx) ends at ctx and is non-empty",
+           z3::implies(take_all, start + remaining == cx && remaining >= 1));
+      step("split-bound", "a split piece leaves >= 1 token and keeps start a multiple of align",
+           z3::implies(!take_all && k >= 1, start + split < cx && start + split == align * (ks + k) && split >= 1));
+      // Progress: a fresh chunk (rows = 0) always takes something (else 'chunk is non-empty' fires).
+      size_ge_align();
+      step("Mmax-ge-align", "round_down(S, align) >= align", Mmax >= align);
+      if (dcp) {
+        lemmas_D();
+        step("rb-ge-align-share", "S >= align = W*(I*M1) gives S // W >= I*M1", rb >= I * M1);
+        const expr cd = cp::cdiv(start + remaining, V);
+        step("cdiv-small", "remaining <= V*M1 gives cdiv(V*T + remaining, V) <= T + M1",
+             z3::implies(remaining <= align, cd <= T + M1));
+        step("full-small", "so need(start, remaining) = cdiv*I - T*I <= I*M1",
+             z3::implies(remaining <= align, full <= I * M1));
+        step("small-remaining-fits", "remaining <= align implies need(start, remaining) <= rb",
+             z3::implies(remaining <= align, full <= rb));
+        const expr c1 = cp::cdiv(start + (k + 1) * align, V);
+        step("cdiv-one-align", "k = 0: cdiv(V*T + V*M1, V) = T + M1", z3::implies(k == 0, c1 == T + M1));
+        step("need-one-align", "k = 0: need(start, align) = I*M1 <= rb",
+             z3::implies(k == 0, need(start, (k + 1) * align) <= rb));
+      } else {
+        step("small-remaining-fits", "remaining <= align <= S implies need = remaining <= rb",
+             z3::implies(remaining <= align, full <= rb));
+        step("need-one-align", "k = 0: need(start, align) = align <= S",
+             z3::implies(k == 0, need(start, (k + 1) * align) <= rb));
+      }
+      step("cap-ge-align", "remaining > align implies cap >= align and kmax >= 1",
+           z3::implies(remaining > align, cap >= align && kmax >= 1));
+      step("progress", "a fresh chunk never closes empty: take_all or k >= 1",
+           z3::implies(rows == 0, take_all || k >= 1), std::nullopt, true);
+      break;
+    }
+    case I4_global_row_budget: {
+      // tot = rows taken so far in global tokens; hypothesis tot <= W*rows (rows = local rows).
+      const expr tot = ctx.int_const("chunk_tokens");
+      enc.shown.push_back({"chunk_tokens", tot});
+      const expr len = z3::ite(take_all, remaining, split);
+      const expr nd = z3::ite(take_all, full, need(start, split));
+      if (!dcp) {
+        fact(enc, tot >= 0 && tot == rows, {tot});
+        step("budget", "without DCP rows are tokens: rows + len <= S", z3::implies(take_all || k >= 1, tot + len <= S),
+             std::nullopt, true);
+        break;
+      }
+      fact(enc, tot >= 0 && tot <= W * rows, {tot});
+      lemmas_D();
+      step("len-le-W-need", "a piece of len tokens costs need >= len/W local rows: len <= W*need",
+           z3::implies(take_all || k >= 1, len <= W * nd));
+      step("W-rb-le-S", "W*(S//W) <= S", W * rb <= S);
+      step("W-rows-le-S", "rows <= rb implies W*rows <= S", z3::implies(rows + nd <= rb, W * (rows + nd) <= S));
+      step("budget", "tot + len <= W*(rows + need) <= S",
+           z3::implies((take_all || k >= 1) && rows + nd <= rb, tot + len <= S), std::nullopt, true);
+      break;
+    }
+    case I6_virtual_block_alignment: {
+      lemmas_D();
+      step("start-mod-V", "floormod(V*T, V) == 0", cp::floormod(start, V) == 0);
+      step("aligned", "a non-zero start is a multiple of V and local_start*W == start",
+           z3::implies(start > 0, cp::floormod(start, V) == 0 && local_start * W == start), std::nullopt, true);
+      break;
+    }
+    case I7_local_row_budget: {
+      const expr pll_all = padded_local_rows(start + remaining, I, W) - local_start;
+      const expr pll_split = padded_local_rows(start + split, I, W) - local_start;
+      step("budget", "the chunk's padded local rows stay <= S // W after adding the piece",
+           z3::implies(take_all, rows + pll_all <= rb) && z3::implies(!take_all, rows + pll_split <= rb), std::nullopt,
+           true);
+      break;
+    }
+    case I10_gather_start_semantics: {
+      lemmas_D();
+      const expr r = ctx.int_const("rank");
+      fact(enc, r >= 0 && r < W, {r});
+      enc.shown.push_back({"rank", r});
+      const expr q1 = cp::floordiv(start, I);
+      step("div-I", "floordiv(I*(W*T), I) = W*T", q1 == W * T);
+      step("div-W", "floordiv(W*T, W) = T", cp::floordiv(q1, W) == T);
+      step("gather-start", "every rank's first local slot of the span is local_start",
+           dcp_local_len(start, W, r, I) == local_start, std::nullopt, true);
+      break;
+    }
+    default: enc.na = "not encoded";
+  }
+  return enc;
+}
+
+// ======================================================================================
+// Old planner (v0 .. v4, pr41229): M = round_down(S // n, round_to), arbitrary chunk c.
+// ======================================================================================
+
+Encoding encode_old(z3::context& ctx, Z3Scope&, const TaskKey& key, const Domain& d) {
+  Encoding enc;
+  using enum InvariantId;
+  const InvariantId inv = key.invariant;
+  const VersionInfo& vi = info(key.version);
+  const bool needs_dcp = inv == I1_workspace_div_dcp || inv == I6_virtual_block_alignment ||
+                         inv == I7_local_row_budget || inv == I8_local_length_bookkeeping || inv == I9_reorg_exact ||
+                         inv == I10_gather_start_semantics;
+  if (needs_dcp && (!vi.supports_dcp || d.dcp_max < 2)) {
+    enc.na = "no DCP in this version/domain";
+    return enc;
+  }
+  const bool page_gather = inv == I5_page_aligned_starts;
+  if (page_gather && key.version != Version::v0_early && key.version != Version::v1_dcp) {
+    enc.na = "this version uses the token-major or cp_gather kernel: arbitrary starts are exact";
+    return enc;
+  }
+  const bool dcp = needs_dcp;
+  const std::int64_t n = key.split + 1;
+  Common c = make_common(ctx, enc, d, key.version, dcp || (!page_gather && vi.supports_dcp && d.dcp_max >= 2),
+                         dcp ? 2 : 1, vi.supports_dcp ? d.dcp_max : 1);
+  const expr &S = c.S, &W = c.W, &I = c.I, &B = c.B;
+  if (c.sized) fact(enc, c.mns >= ctx.int_val(n), {c.mns});  // a step has at most max_num_seqs prefills
+  const expr r = old_rounding(key.version, key.platform, B, W);
+  const expr nn = ctx.int_val(n);
+  const expr M = arith::old_chunk_width(S, nn, r);
+  std::vector<expr> cxs;
+  expr maxctx = ctx.int_val(0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    cxs.push_back(ctx.int_const(("ctx" + std::to_string(i)).c_str()));
+    fact(enc, cxs.back() >= 1 && cxs.back() <= ctx.int_val(d.ctx_max), {cxs.back()});
+    enc.shown.push_back({"ctx" + std::to_string(i), cxs.back()});
+    maxctx = cp::max(maxctx, cxs.back());
+  }
+  const expr cc = ctx.int_const("chunk");
+  enc.shown.insert(enc.shown.end(), {{"M", M}, {"chunk", cc}});
+  // Plan built: M > 0 (else the planner asserts), chunk index c in [0, K).
+  const expr built = M > 0;
+  const expr K = arith::old_num_chunks(maxctx, M);  // witness guarded by M > 0 (z3_ops.h)
+  fact(enc, cc >= 0, {cc});
+  const expr in_plan = built && cc < K;
+  enc.built = built;
+  enc.method = "split n = " + std::to_string(n) + ", symbolic B/W/I, arbitrary chunk index";
+  // Counterexample search tries replayable sizes first (few chunks, small contexts).
+  enc.search_hints.push_back(z3::implies(built, K <= 64));
+  enc.search_hints.push_back(B <= 1024);
+  enc.search_hints.push_back(maxctx <= ctx.int_val(300000));
+  // Prefer models where the init assert (I-1) does not fire first, so the replay shows the
+  // invariant itself; the search falls back to all models when none exists.
+  if (dcp && inv != I1_workspace_div_dcp) enc.search_hints.push_back(cp::floormod(S, W) == 0 && W <= 16);
+  enc.to_case = [c, cxs, key](const z3::model& m) {
+    Case k = base_case(m, c, key.version, key.platform);
+    for (const auto& x : cxs) {
+      k.ctx.push_back(get(m, x));
+      k.q.push_back(16);
+    }
+    return k;
+  };
+  auto step = [&](std::string name, std::string comment, expr goal, bool direct = true) {
+    enc.steps.push_back({std::move(name), std::move(comment), std::move(goal), std::nullopt, direct});
+  };
+  const expr start = cc * M;
+  const expr len0 = arith::old_span_len(cxs[0], cc, M);
+  const bool v1 = key.version == Version::v1_dcp;
+  const expr PL = dcp ? (v1 ? cp::floordiv(M, W) : arith::old_local_chunk(M, I, W)) : ctx.int_val(0);
+  const expr local_start = cc * PL;
+  auto local_len = [&](const expr& cx) {
+    return v1 ? arith::v1_local_len(cx, cc, M, W) : arith::old_local_len(cx, cc, PL, I, W);
+  };
+
+  switch (inv) {
+    case I1_workspace_div_dcp:
+      step("S-mod-W", "under DCP the version's S is a multiple of W", cp::floormod(S, W) == 0);
+      break;
+    case I2_nonempty_chunk_width:
+      step("M-positive", "M = round_down(S // n, round_to) > 0 for n <= max_num_seqs prefills", M > 0);
+      break;
+    case I3_coverage: {
+      const expr E0 = cp::min(cxs[0], cc * M), E1 = cp::min(cxs[0], (cc + 1) * M);
+      step("tiling", "chunk c's span of request 0 is [min(ctx, c*M), min(ctx, (c+1)*M))",
+           z3::implies(in_plan, len0 == E1 - E0 && z3::implies(len0 > 0, start == E0)));
+      step("covered", "K chunks cover the longest context: K*M >= ctx", z3::implies(built, K * M >= cxs[0]));
+      break;
+    }
+    case I4_global_row_budget: {
+      expr sum = ctx.int_val(0);
+      for (const auto& x : cxs) sum = sum + arith::old_span_len(x, cc, M);
+      step("budget", "sum over the n prefills of chunk c's spans <= S", z3::implies(in_plan, sum <= S));
+      break;
+    }
+    case I5_page_aligned_starts:
+      fact(enc, W == 1, {W});
+      step("page-aligned", "every non-empty span starts at a multiple of B (page-rounding gather)",
+           z3::implies(in_plan && len0 > 0, cp::floormod(start, B) == 0));
+      break;
+    case I6_virtual_block_alignment:
+      step("aligned", "a non-zero start is a multiple of V = I*W and local_start*W == start",
+           z3::implies(in_plan && len0 > 0 && cc >= 1, cp::floormod(start, I * W) == 0 && local_start * W == start));
+      break;
+    case I7_local_row_budget: {
+      expr toks = ctx.int_val(0);
+      for (const auto& x : cxs) toks = toks + local_len(x);
+      step("budget", "toks = sum of padded local lengths of chunk c <= S // W",
+           z3::implies(in_plan, toks <= cp::floordiv(S, W)));
+      break;
+    }
+    case I10_gather_start_semantics: {
+      const expr rk = ctx.int_const("rank");
+      fact(enc, rk >= 0 && rk < W, {rk});
+      enc.shown.push_back({"rank", rk});
+      step("gather-start", "every rank's gather starts at its first local slot of the span",
+           z3::implies(in_plan && len0 > 0, local_start == dcp_local_len(start, W, rk, I)));
+      break;
+    }
+    default: enc.na = "not encoded";
+  }
+  return enc;
+}
+
+}  // namespace
+
+int num_splits(Version v, InvariantId id, const Domain& d) {
+  if (is_packed(v)) return d.packed_mode == "split" ? static_cast<int>(packed_grid(d).size()) : 2;
+  if (id == InvariantId::I1_workspace_div_dcp) return 1;  // does not depend on n
+  return static_cast<int>(std::max<std::int64_t>(1, d.prefills_max));
+}
+
+std::string split_label(Version v, InvariantId id, int split, const Domain& d) {
+  if (is_packed(v)) {
+    if (d.packed_mode != "split") return split == 0 ? "dcp=1" : "dcp>=2";
+    const Triple t = packed_grid(d).at(static_cast<std::size_t>(split));
+    return "B=" + std::to_string(t.B) + ",W=" + std::to_string(t.W) + ",I=" + std::to_string(t.I);
+  }
+  if (id == InvariantId::I1_workspace_div_dcp) return "any n";
+  return "n=" + std::to_string(split + 1);
+}
+
+Encoding encode(z3::context& ctx, Z3Scope& scope, const TaskKey& key, const Domain& d) {
+  Encoding e = is_packed(key.version) ? encode_packed(ctx, scope, key, d) : encode_old(ctx, scope, key, d);
+  std::sort(e.shown.begin(), e.shown.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return e;
+}
+
+}  // namespace cp::smt
