@@ -93,14 +93,17 @@ std::int64_t pick_log(IO& io, std::int64_t value, std::span<const std::int64_t> 
   return log_scale(io, value, lo, hi);
 }
 
-constexpr std::array<std::int64_t, 8> kDcp{1, 2, 4, 8, 3, 16, 6, 12};
-constexpr std::array<std::int64_t, 8> kBlock{16, 64, 128, 1, 2, 32, 8, 256};
+// Index 0 of each table is what an exhausted input decodes to: a realistic DCP configuration
+// (W=8, B=64, I=1, S sized from DeepSeek's engine config, every request with some context), so
+// small mutations of short inputs explore the neighbourhood of production settings.
+constexpr std::array<std::int64_t, 8> kDcp{8, 1, 2, 4, 3, 16, 6, 12};
+constexpr std::array<std::int64_t, 8> kBlock{64, 16, 128, 1, 2, 32, 8, 256};
 constexpr std::array<std::int64_t, 8> kInterleave{1, 64, 16, 8, 2, 4, 32, 128};
 constexpr std::array<std::int64_t, 8> kModelLen{163840, 4096, 4095, 32768, 131072, 8192, 2048, 65536};
 constexpr std::array<std::int64_t, 8> kNumSeqs{256, 64, 1024, 1, 32, 128, 8, 16};
 constexpr std::array<std::int64_t, 10> kWorkspace{65536, 32768, 131072, 1024, 256, 4096, 512, 128, 1000, 384};
-constexpr std::array<std::int64_t, 14> kCtx{0,   30000, 100, 20000, 12000, 50000, 6000,
-                                            500, 1000,  300, 64,    1,     70000, 3000};
+constexpr std::array<std::int64_t, 14> kCtx{1000, 0,    100,   500,   300,   64,    1,
+                                            3000, 2048, 30000, 20000, 50000, 70000, 12000};
 constexpr std::array<std::int64_t, 8> kQ{4, 16, 8, 1, 2, 32, 3, 64};
 
 std::int64_t alignment_unit(const Case& c) {
@@ -124,7 +127,7 @@ void schema(IO& io, Case& c, const Selection& sel) {
   pi = io.range(pi, 0, 255);
   c.platform = sel.platforms[static_cast<std::size_t>(pi) % sel.platforms.size()];
   key(io, "asserts");
-  c.asserts = io.range(c.asserts ? 1 : 0, 0, 255) != 0;  // mostly on, like production
+  c.asserts = io.range(c.asserts ? 0 : 3, 0, 255) % 4 != 3;  // on 3 times in 4, like production
 
   const VersionInfo& info_v = info(c.version);
   key(io, "block");
@@ -247,6 +250,12 @@ std::vector<std::uint8_t> encode_case(const Case& c) {
   if (!(back == c))
     throw CaseError("", "case is outside the fuzz decoder's domain (decodes to '" + print_case(back) + "')");
   return bytes;
+}
+
+std::int64_t simulated_rows(const Case& c) {
+  std::int64_t total = 0;
+  for (auto x : c.ctx) total += x;
+  return total * std::max<std::int64_t>(1, c.dcp);
 }
 
 std::int64_t estimated_plan_entries(const Case& c) {

@@ -44,7 +44,7 @@ Judgement judge(const Case& c, const TargetConfig& cfg) {
   } catch (const CaseError&) {
     return j;
   }
-  if (estimated_plan_entries(c) > kMaxFuzzEntries) return j;
+  if (estimated_plan_entries(c) > kMaxFuzzEntries || simulated_rows(c) > kMaxFuzzRows) return j;
   const bool expect_ok = cfg.expected_correct(c.version);
   if (expect_ok && !in_sizing_domain(c)) return j;  // an explicit S its own sizing never produces
   Evaluation ev;

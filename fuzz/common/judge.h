@@ -25,6 +25,9 @@ struct Judgement {
 
 // Bound on the planner's estimated chunk entries above which a case is skipped as too slow.
 inline constexpr std::int64_t kMaxFuzzEntries = std::int64_t{1} << 16;
+// Bound on simulated_rows() (total context x W): every spec counterexample fits; above it the
+// token-level simulation makes one execution slow without reaching new behaviour.
+inline constexpr std::int64_t kMaxFuzzRows = std::int64_t{1} << 20;
 
 Judgement judge(const Case& c, const TargetConfig& cfg);
 

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Time to the first finding of a bug family from an EMPTY corpus, median of 5 seeds.
+#   bench/fuzz_ttf.sh [FUZZ_BUILD [MAX_SECONDS]]
+# The family is selected with CHUNKPROOF_FUZZ_STOP_ON (fuzz/common/judge.h): the first finding
+# whose tags contain every '&'-separated part aborts, and libFuzzer stops there. One process,
+# the .options max_len and dictionary as a campaign uses them. Wall and CPU seconds are both
+# printed: on a shared machine the CPU time is the fairer number.
+set -eu
+build=${1:-build/fuzz}
+max=${2:-120}
+bin="$build/fuzz/planner_fuzz"
+[ -x "$bin" ] || { echo "missing $bin (cmake --preset fuzz && cmake --build --preset fuzz)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+family() {  # name versions platforms stop_on
+  name=$1; times=""; cpus=""
+  for seed in 1 2 3 4 5; do
+    rm -rf "$tmp/c" && mkdir "$tmp/c"
+    t0=$(date +%s.%N)
+    CHUNKPROOF_FUZZ_VERSIONS=$2 CHUNKPROOF_FUZZ_PLATFORMS=$3 CHUNKPROOF_FUZZ_STOP_ON=$4 CHUNKPROOF_FUZZ_QUIET=1 \
+      /usr/bin/time -f "%U %S" -o "$tmp/cpu" "$bin" -seed=$seed -max_total_time="$max" -max_len=256 -dict=corpus/planner_fuzz.dict \
+      -artifact_prefix="$tmp/" "$tmp/c" > "$tmp/log" 2>&1 || true
+    t1=$(date +%s.%N)
+    if grep -q CHUNKPROOF-CRASH "$tmp/log"; then
+      t=$(echo "$t1 - $t0" | bc)
+      cpu=$(awk '{print $1 + $2}' "$tmp/cpu")
+      execs=$(grep -o '^#[0-9]*' "$tmp/log" | tail -1 | tr -d '#')
+      line=$(grep -m1 CHUNKPROOF-CRASH "$tmp/log" | sed 's/.* | //')
+    else
+      t=">$max"; cpu=-; execs=-; line="(none)"
+    fi
+    times="$times $t"; cpus="$cpus $cpu"
+    printf '  %-28s seed %d: %8s s wall, %s s cpu (~%s execs)  %s\n' "$name" "$seed" "$t" "$cpu" "$execs" "$line"
+  done
+  printf '%-30s median %s s wall, %s s cpu   runs:%s\n' "$name" "$(for x in $times; do echo "$x" | tr -d '>'; done | median)" \
+    "$(for x in $cpus; do echo "$x" | tr -d -- '-'; done | grep . | median)" "$times"
+}
+family "v1-dcp/rocm per-step assert" v1-dcp rocm 'max_context_chunk % dcp_world_size'
+family "v2-interleave/cuda I>1 (I-6)" v2-interleave cuda 'I-6&interleave>1'
+family "v4-pr47327 misaligned (I-6)" v4-pr47327 all 'I-6'
