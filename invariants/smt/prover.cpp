@@ -438,20 +438,16 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
       out.disagrees = !agrees;
       out.detail = "model: " + model_text;
       if (agrees && !opts.save_regression_dir.empty()) {
-        std::filesystem::create_directories(opts.save_regression_dir);
-        const std::string base = "smt-" + std::string(name(key.version)) + "-" + std::string(name(key.platform)) + "-" +
-                                 std::string(info(key.invariant).tag) + ".case";
-        const auto path = std::filesystem::path(opts.save_regression_dir) / base;
-        std::ofstream f(path);
+        // The file is written by the parent for the counterexample it reports (workers race).
+        std::ostringstream f;
         f << "# bug: found by `chunkproof prove`: " << info(key.invariant).summary << " ("
-          << split_label(key.version, key.invariant, key.split, opts.domain) << ", step " << st.name << ")\n"
-          << "# invariant: " << info(key.invariant).tag << "\n"
+          << split_label(key.version, key.invariant, key.split, opts.domain) << ", step " << st.name << ")\x1f"
+          << "# invariant: " << info(key.invariant).tag << "\x1f"
           << "# expect " << name(key.version) << ": "
           << (ev.outcome == Outcome::assert_fired ? std::string("assert")
                                                   : "violation " + std::string(info(key.invariant).tag))
-          << "\n"
-          << out.case_line << "\n";
-        out.saved_to = path.string();
+          << "\x1f" << out.case_line << "\x1f";
+        out.saved_to = f.str();
       }
     } catch (const std::exception& e) {
       out.disagrees = true;
@@ -600,7 +596,16 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
           r.replay = o.replay;
           r.encoding_disagrees = o.disagrees;
           r.detail = label + ": " + o.detail;
-          r.saved_to = o.saved_to;
+          if (!o.saved_to.empty() && !opts.save_regression_dir.empty()) {
+            std::filesystem::create_directories(opts.save_regression_dir);
+            const auto path = std::filesystem::path(opts.save_regression_dir) /
+                              ("smt-" + std::string(name(k.version)) + "-" + std::string(name(k.platform)) + "-" +
+                               std::string(info(k.invariant).tag) + ".case");
+            std::string text = o.saved_to;
+            std::replace(text.begin(), text.end(), '\x1f', '\n');
+            std::ofstream(path) << text;
+            r.saved_to = path.string();
+          }
         }
         break;
       default:

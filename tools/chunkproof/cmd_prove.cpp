@@ -39,7 +39,7 @@ whether each invariant holds for every input of the declared domain. Each row is
                      (default 4e6 per second of timeout), --seed the solver seed (default 1)
   --emit-smt2 DIR    write every query as commented SMT-LIB2 (re-check with `z3 FILE`)
   --cache DIR        reuse proved queries (content-hashed) from DIR (default
-                     .chunkproof-cache/smt); --no-cache disables it
+                     .cache/chunkproof-smt); --no-cache disables it
   --save-regression [DIR]  write replayed counterexamples as .case files
                      (default corpus/regressions)
   --json             machine-readable result
@@ -126,7 +126,7 @@ int run(Args args) {
   po.rlimit = static_cast<std::uint64_t>(o.get_int("--rlimit", 0, 0, 4000000000LL));
   po.seed = static_cast<unsigned>(o.get_int("--seed", 1, 0, 1 << 30));
   po.emit_smt2_dir = o.get_or("--emit-smt2", "");
-  po.cache_dir = o.has("--no-cache") ? "" : o.get_or("--cache", ".chunkproof-cache/smt");
+  po.cache_dir = o.has("--no-cache") ? "" : o.get_or("--cache", ".cache/chunkproof-smt");
   po.save_regression_dir = o.get_or("--save-regression", "");
   const bool json = o.has("--json");
   po.progress = [](const std::string& line) { std::cerr << "  " << line << "\n" << std::flush; };
