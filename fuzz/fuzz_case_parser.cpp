@@ -32,6 +32,7 @@ bool known_key(const std::string& k) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  cp::fuzz::count_execution();
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   cp::Case c;
   try {

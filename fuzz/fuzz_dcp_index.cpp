@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fuzz/common/case_codec.h"
+#include "fuzz/common/findings.h"
 #include "fuzz/replay.h"
 #include "reference/arith/checked_int.h"
 #include "reference/dcp/ownership.h"
@@ -174,6 +175,7 @@ void check_movement(const Case& c) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  cp::fuzz::count_execution();
   FuzzedDataProvider fdp(data, size);
   const std::int64_t W = fdp.ConsumeIntegralInRange<std::int64_t>(1, 16);
   const std::int64_t I = std::int64_t{1} << fdp.ConsumeIntegralInRange<int>(0, 6);

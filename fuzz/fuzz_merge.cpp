@@ -47,7 +47,8 @@ struct Inputs {
 std::string describe(const Inputs& in, int t, int h) {
   const long li = static_cast<long>(h) * in.tokens + t;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s merge, tokens=%d heads=%d head_size=%d suffix pad=%d, token %d head %d: lse_p=%a lse_s=%a",
+  std::snprintf(buf, sizeof buf,
+                "%s merge, tokens=%d heads=%d head_size=%d suffix pad=%d, token %d head %d: lse_p=%a lse_s=%a",
                 in.flavour == MergeFlavour::triton ? "triton" : "cuda", in.tokens, in.heads, in.head_size, in.pad, t, h,
                 static_cast<double>(in.p_lse[static_cast<std::size_t>(li)]),
                 static_cast<double>(in.s_lse[static_cast<std::size_t>(li)]));
@@ -63,6 +64,7 @@ cp::fuzz::FindingSink& sink() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  cp::fuzz::count_execution();
   FuzzedDataProvider f(data, size);
   Inputs in;
   in.flavour = f.ConsumeBool() ? MergeFlavour::cuda : MergeFlavour::triton;
@@ -114,7 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   m.head_size = in.head_size;
   // The Triton kernel reads the suffix with the prefix's strides: give it a buffer large enough
   // for either layout, so a stride mismatch is a wrong value (I-12c), not an out-of-bounds read.
-  if (in.flavour == MergeFlavour::triton && in.s.size() < in.p.size()) in.s.resize(in.p.size(), 1e6f), m.suffix = in.s.data();
+  if (in.flavour == MergeFlavour::triton && in.s.size() < in.p.size())
+    in.s.resize(in.p.size(), 1e6f), m.suffix = in.s.data();
   cp::mla::merge_attn_states(in.flavour, m);
 
   std::vector<double> po(static_cast<std::size_t>(in.head_size)), so(po.size()), oo(po.size());
@@ -131,13 +134,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::string problem;
       const float gl = out_lse[li];
       if (std::isnan(gl) != std::isnan(ol) ||
-          (!std::isnan(ol) && (std::isinf(ol) ? gl != ol
-                                              : std::fabs(gl - ol) > 64 * kUlp1 * std::fmax(1.0, std::fabs(ol)) + 1e-6)))
+          (!std::isnan(ol) &&
+           (std::isinf(ol) ? gl != ol : std::fabs(gl - ol) > 64 * kUlp1 * std::fmax(1.0, std::fabs(ol)) + 1e-6)))
         problem = "lse " + std::to_string(gl) + " vs oracle " + std::to_string(ol);
       for (int d = 0; d < in.head_size && problem.empty(); ++d) {
         const double g = out[static_cast<std::size_t>(t * p_ts + h * p_hs + d)];
         const double w = oo[static_cast<std::size_t>(d)];
-        const double bound = 64 * kUlp1 * (std::fabs(po[static_cast<std::size_t>(d)]) + std::fabs(so[static_cast<std::size_t>(d)]));
+        const double bound =
+            64 * kUlp1 * (std::fabs(po[static_cast<std::size_t>(d)]) + std::fabs(so[static_cast<std::size_t>(d)]));
         // Both empty: the contract is "no NaN, LSE -inf"; the output value of an empty merge is
         // unused (CUDA copies the prefix, the oracle writes 0).
         if (std::isnan(g) || (!both_empty && std::fabs(g - w) > bound))

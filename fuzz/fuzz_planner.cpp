@@ -63,6 +63,7 @@ bool run_case(const Case& c, bool allow_record) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  cp::fuzz::count_execution();
   State& st = state();
   FuzzedDataProvider fdp(data, size);
   Case c = decode_case(fdp, st.sel);

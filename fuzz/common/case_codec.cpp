@@ -253,9 +253,13 @@ std::vector<std::uint8_t> encode_case(const Case& c) {
 }
 
 std::int64_t simulated_rows(const Case& c) {
-  std::int64_t total = 0;
-  for (auto x : c.ctx) total += x;
-  return total * std::max<std::int64_t>(1, c.dcp);
+  // Each rank gathers cdiv(len, V) * I padded rows per span (up to I*W more than len in all),
+  // and the checks walk every rank's rows: (ctx + I*W) * W per request with context.
+  const std::int64_t v = std::min<std::int64_t>(c.interleave * c.dcp, std::int64_t{1} << 30);
+  std::int64_t rows = 0;
+  for (auto x : c.ctx)
+    if (x > 0) rows += (x + v) * std::max<std::int64_t>(1, c.dcp);
+  return rows;
 }
 
 std::int64_t estimated_plan_entries(const Case& c) {

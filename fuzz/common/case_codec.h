@@ -54,7 +54,7 @@ std::vector<std::uint8_t> encode_case(const Case& c);
 // Rough count of chunk entries the version's planner would build: inputs above a bound are
 // skipped by the fuzzers (they are valid, only slow). Never throws.
 std::int64_t estimated_plan_entries(const Case& c);
-// Rows the token-level simulation touches, roughly: total context x W.
+// Rows the token-level simulation touches, roughly: sum over requests with context of (ctx + I*W) x W.
 std::int64_t simulated_rows(const Case& c);
 
 // The sizing domain of a workspace: S % W == 0 and S >= lcm(B, I*W) (B without DCP) — what

@@ -63,6 +63,12 @@ class FindingSink {
 // de-duplication (by the top frames) keeps distinct findings apart. Prints the case line first.
 [[noreturn]] void crash_for(const std::string& sig, const std::string& case_line, const std::string& detail);
 
+// Counts one execution. With CHUNKPROOF_FUZZ_EXEC_LOG set, every 1024 executions and at exit
+// the process appends "<count>\n" to that file (one short O_APPEND write: atomic between
+// processes), so the campaign runner can sum executions over libFuzzer's fork-mode jobs, whose
+// parent reports them only now and then.
+void count_execution();
+
 // Writes `data` to `path` atomically (temporary file in the same directory + rename).
 bool write_file_atomic(const std::string& path, std::string_view data);
 

@@ -348,6 +348,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
               {"CHUNKPROOF_FUZZ_FINDINGS_DIR", fs::absolute(raw).string()},
               {"CHUNKPROOF_FUZZ_STOP_ON", opt.stop_on},
               {"CHUNKPROOF_FUZZ_DIFFERENTIAL", opt.differential ? "1" : "0"},
+              {"CHUNKPROOF_FUZZ_EXEC_LOG", fs::absolute(findings / ".execs").string()},
               {"ASAN_OPTIONS", "abort_on_error=1:symbolize=1:detect_leaks=0"},
               {"UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"}};
   Selection sel = Selection::all();
@@ -379,6 +380,19 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     else if (opt.status_line && el - last_plain >= 15) {
       last_plain = el;
       std::fprintf(stderr, "%s\n", status_text(s, el, opt.max_time, findings_so_far()).c_str());
+    }
+  };
+
+  // Executions summed from the targets' counts (fork mode's parent reports them only now and then).
+  const fs::path exec_log = findings / ".execs";
+  fs::remove(exec_log, ec);
+  auto exec_log_total = [&](CampaignStats& s, double el) {
+    std::ifstream in(exec_log);
+    std::int64_t total = 0;
+    for (std::string line; std::getline(in, line);) total += std::atoll(line.c_str());
+    if (total > s.executions) {
+      s.executions = total;
+      if (el > 0) s.exec_per_s = static_cast<double>(total) / el;
     }
   };
 
@@ -441,6 +455,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
       }
       const double el = std::chrono::duration<double>(Clock::now() - t0).count();
       res.run.corpus = count_files(corpus);
+      exec_log_total(res.run, el);
       show(res.run, el);
       if (g_signals > forwarded) {  // Ctrl-C / kill: stop libFuzzer (and its jobs), then report
         forwarded = g_signals;
@@ -457,6 +472,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     int status = 0;
     waitpid(pid, &status, 0);
     kill(-pid, SIGKILL);  // stray jobs of the group, if any
+    exec_log_total(res.run, std::chrono::duration<double>(Clock::now() - t0).count());
     flog << "== exit status " << status << "\n";
     if (tty) std::fprintf(stderr, "\n");
   } else if (opt.engine == "builtin") {
@@ -595,10 +611,27 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
         } catch (const std::exception&) {
         }
       }
-      if (rc == 0) why = "did not reproduce (" + a.filename().string() + ")";
-      if (sig.empty()) sig = "crash: " + (why.empty() ? a.filename().string() : why.substr(0, 160));
+      const std::string an = a.filename().string();
+      const bool slow = an.rfind("slow-unit-", 0) == 0 || an.rfind("timeout-", 0) == 0;
+      std::string kind = "crash";
+      if (slow) {
+        // Not a correctness finding: an input over libFuzzer's time limit (-timeout=25 s, or the
+        // slow-unit report). One signature per version/platform; the case line says which.
+        kind = an.rfind("timeout-", 0) == 0 ? "timeout" : "slow";
+        std::string who;
+        try {
+          const Case c = parse_case(case_line);
+          who = " " + std::string(name(c.version)) + "/" + std::string(name(c.platform));
+        } catch (const std::exception&) {
+        }
+        sig = (kind == "timeout" ? "timeout:" : "slow input:") + who;
+        why = "over libFuzzer's time limit (" + an + "); replays in the fuzzer without a crash";
+      } else if (rc == 0) {
+        why = "did not reproduce (" + an + ")";
+      }
+      if (sig.empty()) sig = "crash: " + (why.empty() ? an : why.substr(0, 160));
       // Byte-level minimization by libFuzzer for crashes the runner cannot judge in process.
-      if (rc != 0 && minimize_budget > 0) {
+      if (rc != 0 && !slow && minimize_budget > 0) {
         const fs::path minp = crashes / (".minimized-" + a.filename().string());
         std::string mout;
         run_capture(
@@ -606,8 +639,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
              "-exact_artifact_path=" + minp.string(), a.string()},
             env, minimize_budget + 60, mout);
       }
-      write_record(sig, "crash", "crash", why, "", nullptr,
-                   extra + (case_line.empty() ? "" : "# case: " + case_line + "\n"));
+      write_record(sig, kind, kind, why, "", nullptr, extra + (case_line.empty() ? "" : "# case: " + case_line + "\n"));
       processed.insert(a.filename().string());
     }
     std::string list;
@@ -681,7 +713,9 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   for (const auto& f : res.findings) {
     md << "### " << ++i << ". `" << f.signature << "`" << (f.is_new ? " (new)" : "") << "\n\n"
        << "- invariant: " << f.invariant << ", kind: " << f.kind
-       << (f.kind == "crash" ? " (an expected-correct version or a sanitizer: check it against the spec first)" : "")
+       << (f.kind == "crash"  ? " (an expected-correct version or a sanitizer: check it against the spec first)"
+           : f.kind == "slow" ? " (performance, not correctness: the input is slow to simulate)"
+                              : "")
        << "\n";
     if (!f.detail.empty()) md << "- detail: " << f.detail << "\n";
     if (!f.case_line.empty())
