@@ -507,7 +507,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
         w.part_lse[f].assign(th, neg_inf());
       }
       const long ts = static_cast<long>(s.N) * s.Vd, hs = s.Vd;
-      std::vector<float> lse(th);
+      std::vector<float> lse(th);  // [N][qn]
       MergeTensors m{vl_out[f].data() + base,
                      lse.data(),
                      ts,
@@ -530,6 +530,13 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
           if (w.token0 + t >= *plan.prefill_tokens_with_context)
             std::copy(po.begin() + static_cast<long>(t) * ts, po.begin() + static_cast<long>(t + 1) * ts,
                       vl_out[f].begin() + static_cast<long>(base) + static_cast<long>(t) * ts);
+      if (opts.keep_outputs) {
+        if (res.vllm_lse[f].empty()) res.vllm_lse[f].assign(static_cast<std::size_t>(T) * s.N, 0.0f);
+        for (int t = 0; t < w.qn; ++t)
+          for (int h = 0; h < s.N; ++h)
+            res.vllm_lse[f][static_cast<std::size_t>(w.token0 + t) * s.N + h] =
+                lse[static_cast<std::size_t>(h) * w.qn + t];
+      }
     }
   }
 
@@ -643,6 +650,11 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   if (opts.keep_outputs) {
     res.reference_out = std::move(ref_out);
     res.chunked_out = std::move(chk_out);
+    if (opts.vllm)
+      for (int f = 0; f < 2; ++f) {
+        res.vllm_out[f] = std::move(vl_out[f]);
+        res.vllm_lse[f].resize(static_cast<std::size_t>(T) * s.N, 0.0f);  // T = 0: stays empty
+      }
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

@@ -33,8 +33,8 @@ namespace cp::mla {
 struct CheckOptions {
   bool exact = true;
   bool vllm = true;
-  int threads = 1;           // splits heads across std::threads
-  bool keep_outputs = false;  // fill CheckResult::chunked_out / reference_out
+  int threads = 1;            // splits heads across std::threads
+  bool keep_outputs = false;  // fill CheckResult::chunked_out / reference_out (exact) and vllm_out / vllm_lse
 };
 
 // Where one output element lives.
@@ -102,6 +102,9 @@ struct CheckResult {
   std::int64_t prefill_tokens = 0, context_rows = 0, attended_rows = 0;
   double seconds = 0;
   std::vector<float> reference_out, chunked_out;  // exact outputs [token][head][v dim], keep_outputs only
+  // keep_outputs only: the vLLM-style outputs [token][head][v dim] of both merge flavours
+  // ([triton, cuda]) and the lse of their final merge, [token][head].
+  std::vector<float> vllm_out[2], vllm_lse[2];
   int exit_code() const;
   std::string one_line() const;  // "bits identical (...)", "bits differ: ...", "assert fired: ..."
 };
