@@ -44,6 +44,12 @@ struct Work {
   DeviceBuffer<float> part_out[2], part_lse[2];
 };
 
+// Grow-only reuse of a scratch buffer (no allocation inside a timed stage once it is big enough).
+template <class T>
+void ensure(DeviceBuffer<T>& b, std::size_t n) {
+  if (b.size() < n) b = DeviceBuffer<T>(n);
+}
+
 }  // namespace
 
 PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& in, const PipelineOptions& o) {
@@ -142,7 +148,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
     if (!cr.ch) {
       const Work& w = works[static_cast<std::size_t>(cr.work)];
       rows_total = w.ctx;
-      ws = DeviceBuffer<std::uint16_t>(static_cast<std::size_t>(rows_total) * R);
+      ensure(ws, static_cast<std::size_t>(std::max<std::int64_t>(rows_total, 1)) * R);
       if (o.poison) ws.poison();
       DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, 0, 0, rows_total}});
       launch_gather_positions(cv, e.data(), 1, rows_total, ws.data());
@@ -152,7 +158,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
     }
     const Chunk& ch = *cr.ch;
     rows_total = ch.total_tokens();
-    ws = DeviceBuffer<std::uint16_t>(static_cast<std::size_t>(rows_total) * R);
+    ensure(ws, static_cast<std::size_t>(std::max<std::int64_t>(rows_total, 1)) * R);
     if (c.dcp == 1) {
       std::vector<GatherEntry> es;
       for (std::size_t b = 0; b < ch.entries.size(); ++b) {
@@ -205,7 +211,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
   // The causal suffix rows of a work: its new tokens' own latent KV.
   auto build_suffix = [&](const Work& w) {
     st.begin("gather");
-    ws = DeviceBuffer<std::uint16_t>(static_cast<std::size_t>(w.qn) * R);
+    ensure(ws, static_cast<std::size_t>(std::max(w.qn, 1)) * R);
     if (o.poison) ws.poison();
     DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, w.ctx, 0, w.qn}});
     launch_gather_positions(cv, e.data(), 1, w.qn, ws.data());
@@ -216,8 +222,8 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
   auto up = [&](std::int64_t rows, bool key) {
     if (key) {
       st.begin("up-project K");
-      kn = DeviceBuffer<float>(static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * N * Pn);
-      kpe = DeviceBuffer<float>(static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * Rr);
+      ensure(kn, static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * N * Pn);
+      ensure(kpe, static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * std::max(Rr, 1));
       if (o.poison) {
         kn.poison();
         kpe.poison();
@@ -225,7 +231,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       launch_up_project(ws.data(), rows, s.L, Rr, N, Pn, w_uk.data(), kn.data(), kpe.data());
     } else {
       st.begin("up-project V");
-      v = DeviceBuffer<float>(static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * N * Vd);
+      ensure(v, static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * N * Vd);
       if (o.poison) v.poison();
       launch_up_project(ws.data(), rows, s.L, Rr, N, Vd, w_uv.data(), v.data(), nullptr);
     }
@@ -246,7 +252,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
     if (o.exact) {
       st.begin("exact accumulate");
       const auto need = static_cast<std::size_t>(exact_scratch_size(p.n, w.qn, N, Vd));
-      if (scratch.size() < need) scratch = DeviceBuffer<ExactAcc>(need);
+      ensure(scratch, need);
       if (o.poison) scratch.poison();
       launch_exact_accumulate(store, key0, p.n, causal, w.qn, N, Vd, w.mx.data(), vp, scratch.data(), w.num.data(),
                               w.den.data());
@@ -272,10 +278,18 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
             w.part_lse[f].put(ninf);
           }
           DeviceBuffer<float> mo(th * Vd), ml(th);
-          if (o.poison) mo.poison();
+          if (o.poison) {
+            mo.poison();
+            ml.poison();
+          }
           launch_merge(f, w.qn, N, Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
                        ml.data());
           auto host = mo.get();
+          const auto lse = ml.get();  // [N][qn]
+          for (int t = 0; t < w.qn; ++t)
+            for (int h = 0; h < N; ++h)
+              res.vllm_lse[f][static_cast<std::size_t>(w.token0 + t) * N + h] =
+                  lse[static_cast<std::size_t>(h) * w.qn + t];
           if (plan.prefill_tokens_with_context) {
             const auto pof = po.get();
             for (int t = 0; t < w.qn; ++t)
@@ -308,7 +322,10 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
     }
   };
 
-  for (int f = 0; f < 2; ++f) res.vllm[f].assign(static_cast<std::size_t>(T) * N * Vd, 0.0f);
+  for (int f = 0; f < 2; ++f) {
+    res.vllm[f].assign(static_cast<std::size_t>(T) * N * Vd, 0.0f);
+    res.vllm_lse[f].assign(o.vllm ? static_cast<std::size_t>(T) * N : 0, 0.0f);
+  }
   std::vector<Piece> pieces;
   if (o.exact) {
     // Pass 1: K, scores, global max over every attended key (context pieces + causal suffix).

@@ -23,6 +23,7 @@ struct PipelineResult {
   std::vector<float> exact;                // [prefill token][N][Vd]
   bool overflow = false;                   // an exact accumulator was flagged
   std::vector<float> vllm[2];              // [triton, cuda], same layout
+  std::vector<float> vllm_lse[2];          // lse of the final merge, [prefill token][N]
   std::map<std::string, double> stage_ms;  // with time_stages
   double total_ms = 0;
 };

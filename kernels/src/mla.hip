@@ -144,6 +144,8 @@ __device__ std::uint32_t ordered(float x) {
 }
 __device__ float unordered(std::uint32_t k) { return mla::float_of((k >> 31) ? (k & 0x7fffffffu) : ~k); }
 
+// Scores, simple form (one thread per output, serial over q.k): the fallback when a tile of the
+// tiled kernel does not fit in shared memory (q.k length > kScMaxQk).
 __global__ void scores_kernel(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe,
                               std::int64_t n, bool causal, float scale, float* store, std::int64_t key0,
                               std::uint32_t* mx_key) {
@@ -162,36 +164,137 @@ __global__ void scores_kernel(const float* q, int qn, int N, int Pn, int Rr, con
   cp_atomic_max_u32(mx_key + t * N + h, ordered(sc));
 }
 
+// Scores, tiled: one block per (head, tile of kScKeys keys, tile of kScTok tokens). The q rows
+// of the token tile and the concatenated [k_nope, k_pe] rows of the key tile are staged in
+// shared memory (rows padded by one word: no bank conflicts); each thread computes kScPer
+// outputs, each with the exact order of dot_concat (acc = +0, then j = 0..qk-1, k_nope before
+// k_pe, mul then add, never fused), so every score has the CPU's bits. The max goes through a
+// per-block shared max of the order-preserving integer image, then one global atomic per
+// (token, head) and block: a max is order-free.
+constexpr int kScTok = 16;
+constexpr int kScKeys = 32;
+constexpr int kScThreads = 256;
+constexpr int kScPer = kScTok * kScKeys / kScThreads;
+constexpr int kScMaxQk = 250;  // (kScTok + kScKeys) * (qk + 1) * 4 bytes <= 48 KiB
+__global__ void __launch_bounds__(kScThreads)
+    scores_tiled_kernel(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe,
+                        std::int64_t n, bool causal, float scale, float* store, std::int64_t key0,
+                        std::uint32_t* mx_key) {
+  extern __shared__ float sm[];
+  __shared__ std::uint32_t mxs[kScTok];
+  const int qk = Pn + Rr, ld = qk + 1;
+  float* qs = sm;                // [kScTok][ld]
+  float* ks = sm + kScTok * ld;  // [kScKeys][ld]
+  const int h = static_cast<int>(blockIdx.x % static_cast<unsigned>(N));
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.x / static_cast<unsigned>(N)) * kScKeys;
+  const int t0 = static_cast<int>(blockIdx.y) * kScTok;
+  const int nt = min(kScTok, qn - t0);
+  const int nk = static_cast<int>(min64(kScKeys, n - i0));
+  for (int e = threadIdx.x; e < kScTok * qk; e += blockDim.x) {
+    const int tt = e / qk, j = e % qk;
+    qs[tt * ld + j] = tt < nt ? q[(static_cast<std::int64_t>(t0 + tt) * N + h) * qk + j] : 0.0f;
+  }
+  for (int e = threadIdx.x; e < kScKeys * qk; e += blockDim.x) {
+    const int kk = e / qk, j = e % qk;
+    float x = 0.0f;
+    if (kk < nk) {
+      const std::int64_t i = i0 + kk;
+      x = j < Pn ? kn[(i * N + h) * Pn + j] : kpe[i * Rr + (j - Pn)];
+    }
+    ks[kk * ld + j] = x;
+  }
+  if (threadIdx.x < kScTok) mxs[threadIdx.x] = 0u;
+  __syncthreads();
+  constexpr int kStride = kScThreads / kScTok;
+  const int tt = static_cast<int>(threadIdx.x) % kScTok, kb = static_cast<int>(threadIdx.x) / kScTok;
+  const float* qa = qs + tt * ld;
+  float acc[kScPer];
+#pragma unroll
+  for (int r = 0; r < kScPer; ++r) acc[r] = 0.0f;
+  for (int j = 0; j < qk; ++j) {
+    const float a = qa[j];
+#pragma unroll
+    for (int r = 0; r < kScPer; ++r) acc[r] = mla::dot_step(acc[r], a, ks[(kb + r * kStride) * ld + j]);
+  }
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  const int t = t0 + tt;
+#pragma unroll
+  for (int r = 0; r < kScPer; ++r) {
+    const int kk = kb + r * kStride;
+    const std::int64_t i = i0 + kk;
+    if (tt >= nt || kk >= nk || (causal && t < i)) continue;
+    const float sc = mla::mul_rn(acc[r], scale);
+    store[(key0 + i) * per_row + static_cast<std::int64_t>(t) * N + h] = sc;
+    cp_atomic_max_u32(&mxs[tt], ordered(sc));
+  }
+  __syncthreads();
+  if (static_cast<int>(threadIdx.x) < nt) cp_atomic_max_u32(mx_key + (t0 + threadIdx.x) * N + h, mxs[threadIdx.x]);
+}
+
 __global__ void decode_max_kernel(const std::uint32_t* k, std::int64_t count, float* mx) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < count) mx[i] = k[i] == 0u ? mla::neg_inf() : unordered(k[i]);
 }
 
 constexpr std::int64_t kKeyTile = 512;
+constexpr int kExTok = 4;  // tokens per block: each v element loaded once for kExTok accumulators
 
-// One block per (t, h, key tile); thread d < Vd accumulates num[d], thread Vd the denominator.
+// Exact accumulation of one key tile: one block per (head, tile of kExTok tokens, key tile).
+// First the block computes each weight p = exp_cp(s - m) once into shared memory (the CPU's
+// per-term function); then thread d < Vd adds p * v[d] (ExactAcc::add_product) and thread Vd
+// adds p (the denominator) for each token of the tile. Integer accumulation: the order of the
+// adds does not matter, the terms are the CPU's.
 __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N,
                                   int Vd, const float* mx, const float* v, ExactAcc* scratch) {
-  const int th = blockIdx.x;  // t * N + h
-  const int t = th / N, h = th % N;
-  const std::int64_t tile = blockIdx.y;
+  __shared__ float ps[kKeyTile][kExTok];
+  const int ttiles = (qn + kExTok - 1) / kExTok;
+  const std::int64_t b = blockIdx.x;
+  const int tt_tile = static_cast<int>(b % ttiles);
+  const int h = static_cast<int>((b / ttiles) % N);
+  const std::int64_t tile = b / (static_cast<std::int64_t>(ttiles) * N);
+  const int t0 = tt_tile * kExTok;
+  const std::int64_t lo = tile * kKeyTile;
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  std::int64_t hi[kExTok];
+  std::int64_t hi_max = lo;
+#pragma unroll
+  for (int k = 0; k < kExTok; ++k) {
+    const int t = t0 + k;
+    std::int64_t e = t < qn ? min64(n, lo + kKeyTile) : lo;
+    if (causal) e = min64(e, t + 1);
+    hi[k] = e;
+    hi_max = e > hi_max ? e : hi_max;
+  }
+  for (int e = threadIdx.x; e < kKeyTile * kExTok; e += blockDim.x) {
+    const int k = e % kExTok;
+    const std::int64_t i = lo + e / kExTok;
+    const int t = t0 + k;
+    float p = 0.0f;
+    if (i < hi[k]) p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + t * N + h], mx[t * N + h]));
+    ps[e / kExTok][k] = p;
+  }
+  __syncthreads();
   const int d = threadIdx.x;
   if (d > Vd) return;
-  const std::int64_t lo = tile * kKeyTile;
-  std::int64_t hi = min64(n, lo + kKeyTile);
-  if (causal) hi = min64(hi, t + 1);
-  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
-  const float m = mx[th];
-  ExactAcc acc;
-  acc.clear();
-  for (std::int64_t i = lo; i < hi; ++i) {
-    const float p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + th], m));
-    if (d == Vd)
-      acc.add(p);
-    else
-      acc.add_product(p, v[(i * N + h) * Vd + d]);
+  ExactAcc acc[kExTok];
+#pragma unroll
+  for (int k = 0; k < kExTok; ++k) acc[k].clear();
+  for (std::int64_t i = lo; i < hi_max; ++i) {
+    const int r = static_cast<int>(i - lo);
+    if (d == Vd) {
+#pragma unroll
+      for (int k = 0; k < kExTok; ++k)
+        if (i < hi[k]) acc[k].add(ps[r][k]);
+    } else {
+      const float vv = v[(i * N + h) * Vd + d];
+#pragma unroll
+      for (int k = 0; k < kExTok; ++k)
+        if (i < hi[k]) acc[k].add_product(ps[r][k], vv);
+    }
   }
-  scratch[(tile * per_row + th) * (Vd + 1) + d] = acc;
+#pragma unroll
+  for (int k = 0; k < kExTok; ++k)
+    if (t0 + k < qn) scratch[(tile * per_row + static_cast<std::int64_t>(t0 + k) * N + h) * (Vd + 1) + d] = acc[k];
 }
 
 __global__ void exact_merge_kernel(const ExactAcc* scratch, std::int64_t tiles, std::int64_t per_row, int Vd,
@@ -219,31 +322,109 @@ __global__ void normalize_kernel(const ExactAcc* num, const ExactAcc* den, std::
   if (!nm.ok() || !dn.ok()) cp_atomic_or_u32(flags, 1u);
 }
 
-// One block per (t, h), thread per d: every thread recomputes m and l in row order (same bits).
+// vLLM-style partial of one piece: one block per (head, tile of kVlTok tokens); thread d < Vd
+// owns out[t][h][d] for the tile's tokens. Per token: m = the first maximum of the scores in
+// key order (max_sel's semantics: NaN skipped, ties keep the earlier key, so -0/+0 resolve as
+// on the CPU), found by a block reduction over (value, key); then, key tiles of kVlKeys at a
+// time, the block computes p = exp_cp(s - m) once into shared memory and every thread runs the
+// CPU's two sequential chains l = l + p, o = o + p * v[d] in key order (fp32, unfused).
+constexpr int kVlTok = 4;
+constexpr int kVlKeys = 256;
 __global__ void vllm_partial_kernel(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N,
                                     int Vd, const float* v, float* part_out, float* part_lse) {
-  const int th = blockIdx.x;
-  const int t = th / N, h = th % N;
-  const int d = threadIdx.x;
-  if (d >= Vd) return;
+  extern __shared__ std::int64_t vl_sm[];  // [kVlTok][blockDim] values, then keys, for the max
+  float* red_v = reinterpret_cast<float*>(vl_sm);
+  std::int64_t* red_i = vl_sm + kVlTok * blockDim.x;
+  __shared__ float ps[kVlKeys][kVlTok];
+  __shared__ float ms[kVlTok];
+  const int ttiles = (qn + kVlTok - 1) / kVlTok;
+  const int tt_tile = static_cast<int>(blockIdx.x % static_cast<unsigned>(ttiles));
+  const int h = static_cast<int>(blockIdx.x / static_cast<unsigned>(ttiles));
+  const int t0 = tt_tile * kVlTok;
   const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
-  const std::int64_t last = causal ? min64(n, t + 1) : n;
-  float m = mla::neg_inf();
-  for (std::int64_t i = 0; i < last; ++i) m = mla::max_sel(store[(key0 + i) * per_row + th], m);
-  float o = 0.0f;
-  if (last <= 0) {
-    part_out[static_cast<std::int64_t>(th) * Vd + d] = 0.0f;
-    if (d == 0) part_lse[static_cast<std::int64_t>(h) * qn + t] = mla::neg_inf();
-    return;
+  const int nthr = static_cast<int>(blockDim.x), tid = static_cast<int>(threadIdx.x);
+  std::int64_t last[kVlTok];
+  std::int64_t last_max = 0;
+#pragma unroll
+  for (int k = 0; k < kVlTok; ++k) {
+    const int t = t0 + k;
+    last[k] = t < qn ? (causal ? min64(n, t + 1) : n) : 0;
+    last_max = last[k] > last_max ? last[k] : last_max;
   }
-  float l = 0.0f;
-  for (std::int64_t i = 0; i < last; ++i) {
-    const float p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + th], m));
-    l = mla::add_rn(l, p);
-    o = mla::dot_step(o, p, v[(i * N + h) * Vd + d]);
+  // The max: each thread scans keys tid, tid + nthr, ... (strict >, so its first maximum).
+#pragma unroll
+  for (int k = 0; k < kVlTok; ++k) {
+    float bv = mla::neg_inf();
+    std::int64_t bi = INT64_MAX;
+    for (std::int64_t i = tid; i < last[k]; i += nthr) {
+      const float x = store[(key0 + i) * per_row + static_cast<std::int64_t>(t0 + k) * N + h];
+      if (x > bv) {
+        bv = x;
+        bi = i;
+      }
+    }
+    red_v[k * nthr + tid] = bv;
+    red_i[k * nthr + tid] = bi;
   }
-  part_out[static_cast<std::int64_t>(th) * Vd + d] = mla::div_rn(o, l);
-  if (d == 0) part_lse[static_cast<std::int64_t>(h) * qn + t] = mla::add_rn(m, mla::log_cp(l));
+  __syncthreads();
+  if (tid < kVlTok) {  // combine in thread order: larger value, or equal value and earlier key
+    float bv = mla::neg_inf();
+    std::int64_t bi = INT64_MAX;
+    for (int u = 0; u < nthr; ++u) {
+      const float x = red_v[tid * nthr + u];
+      const std::int64_t xi = red_i[tid * nthr + u];
+      if (x > bv || (x == bv && xi < bi)) {
+        bv = x;
+        bi = xi;
+      }
+    }
+    ms[tid] = bv;
+  }
+  __syncthreads();
+  float m[kVlTok], l[kVlTok], o[kVlTok];
+#pragma unroll
+  for (int k = 0; k < kVlTok; ++k) {
+    m[k] = ms[k];
+    l[k] = 0.0f;
+    o[k] = 0.0f;
+  }
+  const int d = tid;
+  for (std::int64_t lo = 0; lo < last_max; lo += kVlKeys) {
+    for (int e = tid; e < kVlKeys * kVlTok; e += nthr) {
+      const int k = e % kVlTok;
+      const std::int64_t i = lo + e / kVlTok;
+      float p = 0.0f;
+      if (i < last[k])
+        p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + static_cast<std::int64_t>(t0 + k) * N + h], m[k]));
+      ps[e / kVlTok][k] = p;
+    }
+    __syncthreads();
+    if (d < Vd) {
+      const std::int64_t hi = min64(last_max, lo + kVlKeys);
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const float vv = v[(i * N + h) * Vd + d];
+        const int r = static_cast<int>(i - lo);
+#pragma unroll
+        for (int k = 0; k < kVlTok; ++k)
+          if (i < last[k]) {
+            const float p = ps[r][k];
+            l[k] = mla::add_rn(l[k], p);
+            o[k] = mla::dot_step(o[k], p, vv);
+          }
+      }
+    }
+    __syncthreads();
+  }
+  if (d >= Vd) return;
+#pragma unroll
+  for (int k = 0; k < kVlTok; ++k) {
+    const int t = t0 + k;
+    if (t >= qn) continue;
+    const bool empty = m[k] == mla::neg_inf();
+    part_out[(static_cast<std::int64_t>(t) * N + h) * Vd + d] = empty ? 0.0f : mla::div_rn(o[k], l[k]);
+    if (d == 0)
+      part_lse[static_cast<std::int64_t>(h) * qn + t] = empty ? mla::neg_inf() : mla::add_rn(m[k], mla::log_cp(l[k]));
+  }
 }
 
 __global__ void merge_kernel(int flavour, mla::MergeTensors m) {
@@ -281,14 +462,27 @@ void launch_up_project(const std::uint16_t* rows, std::int64_t n, int L, int Rr,
   if (n <= 0) return;
   const int width = N * cols;
   const dim3 grid(blocks_for(width, kUpThreads), blocks_for(n, kUpRows));
-  CP_LAUNCH(up_project_kernel, grid, kUpThreads, sizeof(float) * kUpRows * L, 0, rows, n, L, L + Rr, width, w, out);
+  const std::size_t shmem = sizeof(float) * kUpRows * static_cast<std::size_t>(L);
+  if (shmem > 48 * 1024)
+    throw GpuError("launch_up_project: L = " + std::to_string(L) + " needs more than 48 KiB of shared memory", 0);
+  CP_LAUNCH(up_project_kernel, grid, kUpThreads, shmem, 0, rows, n, L, L + Rr, width, w, out);
   if (kpe) CP_LAUNCH(kpe_kernel, blocks_for(n * Rr, 256), 256, 0, 0, rows, n, L, Rr, L + Rr, kpe);
 }
 void launch_scores(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe, std::int64_t n,
                    bool causal, float scale, float* store, std::int64_t key0, std::uint32_t* mx_key) {
   if (n <= 0 || qn <= 0) return;
-  CP_LAUNCH(scores_kernel, blocks_for(n * qn * N, 256), 256, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store,
-            key0, mx_key);
+  if (Pn + Rr > kScMaxQk) {
+    CP_LAUNCH(scores_kernel, blocks_for(n * qn * N, 256), 256, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store,
+              key0, mx_key);
+    return;
+  }
+  // x: head fastest, then key tile (blocks of one key tile, all heads, run together: their
+  // score writes share cache lines); y: token tile.
+  const dim3 grid(static_cast<unsigned>(N * ((n + kScKeys - 1) / kScKeys)),
+                  static_cast<unsigned>((qn + kScTok - 1) / kScTok));
+  const std::size_t shmem = sizeof(float) * (kScTok + kScKeys) * static_cast<std::size_t>(Pn + Rr + 1);
+  CP_LAUNCH(scores_tiled_kernel, grid, kScThreads, shmem, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store, key0,
+            mx_key);
 }
 void launch_decode_max(const std::uint32_t* mx_key, std::int64_t count, float* mx) {
   if (count <= 0) return;
@@ -303,8 +497,9 @@ void launch_exact_accumulate(const float* store, std::int64_t key0, std::int64_t
   if (n <= 0 || qn <= 0) return;
   const std::int64_t tiles = (n + kKeyTile - 1) / kKeyTile;
   const int threads = ((Vd + 1 + 31) / 32) * 32;
-  const dim3 grid(static_cast<unsigned>(qn * N), static_cast<unsigned>(tiles));
-  CP_LAUNCH(exact_tile_kernel, grid, threads, 0, 0, store, key0, n, causal, qn, N, Vd, mx, v, scratch);
+  const std::int64_t blocks = tiles * N * ((qn + kExTok - 1) / kExTok);
+  CP_LAUNCH(exact_tile_kernel, static_cast<unsigned>(blocks), threads, 0, 0, store, key0, n, causal, qn, N, Vd, mx, v,
+            scratch);
   const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
   CP_LAUNCH(exact_merge_kernel, blocks_for(per_row * (Vd + 1), 256), 256, 0, 0, scratch, tiles, per_row, Vd, num, den);
 }
@@ -321,9 +516,11 @@ void launch_vllm_partial(const float* store, std::int64_t key0, std::int64_t n, 
                          const float* v, float* part_out, float* part_lse) {
   if (qn <= 0) return;
   const int threads = ((Vd + 31) / 32) * 32;
-  CP_LAUNCH(vllm_partial_kernel, static_cast<unsigned>(qn * N), threads, 0, 0, store, key0, n, causal, qn, N, Vd, v,
-            part_out, part_lse);
+  const unsigned blocks = static_cast<unsigned>(N * ((qn + kVlTok - 1) / kVlTok));
+  const std::size_t shmem = 2 * sizeof(std::int64_t) * kVlTok * static_cast<std::size_t>(threads);
+  CP_LAUNCH(vllm_partial_kernel, blocks, threads, shmem, 0, store, key0, n, causal, qn, N, Vd, v, part_out, part_lse);
 }
+
 void launch_merge(int flavour, int qn, int N, int Vd, const float* p_out, const float* p_lse, const float* s_out,
                   const float* s_lse, float* out, float* out_lse) {
   if (qn <= 0) return;
