@@ -21,11 +21,14 @@ constexpr const char* kCheckHelp =
 
 Runs the GPU pipeline (kernels/) on each case and compares, bit for bit:
   (a) GPU chunked vs GPU unchunked (exact path),
-  (b) GPU vs the CPU reference (reference/mla run_check): the same verdict, the same number of
-      differing elements, the same first differing element and bits; and the vLLM-style path's
-      NaN/inf counts per merge flavour;
-  (c) poison: the pipeline runs twice with different poison bytes in every stage output and the
-      results must be identical (no element read before it is written).
+  (b) GPU vs the CPU reference (reference/mla run_check, keep_outputs): EVERY element of the
+      unchunked reference and of the chunked output, raw bits (a NaN equals only the same bits),
+      and the same verdict (count of differing elements, overflow flag);
+  (c) GPU vs CPU, every element's raw bits of the vLLM-style outputs of both merge flavours
+      (Triton, CUDA) and the lse of their final merge;
+  and (first 50 cases) a second run without poisoning must give the same bits (every stage
+  output is poisoned with 0xFF before its kernel in the first run: no element read unwritten).
+Mismatches are reported with the count and the first one as (token, head, dim): GPU vs CPU bits.
 --random N draws N v6-current cases with random_case (DCP 1..8, interleave > 1 among them).
 exit: 0 all agree, 1 a disagreement (printed with its case line), 2 no GPU / bad input.
 )";
@@ -44,16 +47,70 @@ std::int64_t count_diff(const std::vector<float>& a, const std::vector<float>& b
   return n;
 }
 
+// Every element's raw bits: equal only when the 32 bits are equal (a NaN equals only the same
+// NaN bits). `inner` is the element count per token (N * Vd for outputs, N for lse), `vd` the
+// innermost extent (Vd, or 1 for lse).
+struct BitDiff {
+  std::int64_t elements = 0, differing = 0, nan_payload = 0;  // nan_payload: both NaN, other bits
+  bool size_mismatch = false;
+  std::int64_t first = -1;
+  std::uint32_t a_bits = 0, b_bits = 0;
+};
+
+BitDiff bit_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  BitDiff d;
+  d.elements = static_cast<std::int64_t>(a.size());
+  if (a.size() != b.size()) {
+    d.size_mismatch = true;
+    return d;
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::uint32_t x = mla::bits_of(a[i]), y = mla::bits_of(b[i]);
+    if (x == y) continue;
+    if (mla::is_nan(a[i]) && mla::is_nan(b[i])) ++d.nan_payload;
+    if (d.differing++ == 0) {
+      d.first = static_cast<std::int64_t>(i);
+      d.a_bits = x;
+      d.b_bits = y;
+    }
+  }
+  return d;
+}
+
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+// "name: 0 of E differ" or "name: K of E differ, first at (token t, head h, dim d): A vs B".
+std::string describe(const char* name, const BitDiff& d, std::int64_t N, std::int64_t vd) {
+  std::ostringstream os;
+  os << name << ": ";
+  if (d.size_mismatch) return os.str() + "SIZE MISMATCH";
+  os << d.differing << " of " << d.elements << " differ";
+  if (d.differing == 0) return os.str();
+  const std::int64_t per_token = N * vd;
+  os << ", first at (token " << d.first / per_token << ", head " << (d.first % per_token) / vd;
+  if (vd > 1) os << ", dim " << d.first % vd;
+  os << "): " << hex32(d.a_bits) << " vs " << hex32(d.b_bits);
+  if (d.nan_payload) os << " (" << d.nan_payload << " are NaN vs NaN with other bits)";
+  return os.str();
+}
+
 Outcome check_one(const Case& c, bool poison_twice) {
   Outcome out;
   std::ostringstream os;
-  const mla::CheckResult cpu = mla::run_check(c, mla::CheckOptions{});
+  mla::CheckOptions co;
+  co.keep_outputs = true;
+  const mla::CheckResult cpu = mla::run_check(c, co);
   if (cpu.assert_fired) {
     out.line = "assert fired on the CPU plan (nothing to run): " + cpu.assert_text;
     return out;
   }
   const Plan& plan = cpu.ev.plan;
   const mla::Inputs in = mla::make_inputs(c);
+  const mla::Shape& s = in.s;
   PipelineOptions po;
   const PipelineResult chunked = run_pipeline(c, plan, in, po);
   po.chunked = false;
@@ -62,40 +119,54 @@ Outcome check_one(const Case& c, bool poison_twice) {
   std::int64_t first = -1;
   const std::int64_t diff = count_diff(unchunked.exact, chunked.exact, &first);
   os << "gpu exact: " << (diff == 0 ? "chunked == unchunked" : std::to_string(diff) + " elements differ");
-  // (b) against the CPU's verdict.
+  // The CPU's verdict: the same count (NaN never equal, as the CPU counts) and overflow flag.
   const auto& ex = cpu.exact;
   bool agree = ex.differing == diff && ex.overflow == (chunked.overflow || unchunked.overflow);
-  if (agree && diff > 0 && ex.first) {
-    const mla::Shape& s = in.s;
-    const std::int64_t per_token = static_cast<std::int64_t>(s.N) * s.Vd;
-    const std::int64_t cpu_idx = ex.first->token * per_token + ex.first->head * s.Vd + ex.first->dim;
-    agree = cpu_idx == first && ex.ref_bits == mla::bits_of(unchunked.exact[static_cast<std::size_t>(first)]) &&
-            ex.got_bits == mla::bits_of(chunked.exact[static_cast<std::size_t>(first)]);
-    os << " (first at element " << first << ")";
+  if (!agree)
+    os << " [CPU: " << ex.differing << " differ" << (ex.overflow ? ", overflow" : "") << "; GPU overflow "
+       << (chunked.overflow || unchunked.overflow) << "]";
+  // Every element, raw bits: (a) GPU chunked vs GPU unchunked (reported; equal to the CPU's
+  // difference by (b)), (b) GPU exact outputs vs CPU, (c) GPU vLLM-style outputs + lse vs CPU.
+  const std::int64_t N = s.N, Vd = s.Vd;
+  os << "; " << describe("(a) gpu chunked vs unchunked", bit_diff(unchunked.exact, chunked.exact), N, Vd);
+  struct Pair {
+    const char* name;
+    const std::vector<float>* gpu;
+    const std::vector<float>* cpu;
+    std::int64_t vd;
+  };
+  const Pair pairs[] = {
+      {"(b) reference", &unchunked.exact, &cpu.reference_out, Vd},
+      {"(b) chunked", &chunked.exact, &cpu.chunked_out, Vd},
+      {"(c) vllm triton out", &chunked.vllm[0], &cpu.vllm_out[0], Vd},
+      {"(c) vllm cuda out", &chunked.vllm[1], &cpu.vllm_out[1], Vd},
+      {"(c) vllm triton lse", &chunked.vllm_lse[0], &cpu.vllm_lse[0], 1},
+      {"(c) vllm cuda lse", &chunked.vllm_lse[1], &cpu.vllm_lse[1], 1},
+  };
+  std::int64_t compared = 0;
+  bool all_equal = true;
+  for (const Pair& p : pairs) {
+    const BitDiff d = bit_diff(*p.gpu, *p.cpu);
+    compared += d.elements;
+    if (d.differing == 0 && !d.size_mismatch) continue;
+    all_equal = false;
+    os << "; GPU vs CPU " << describe(p.name, d, N, p.vd);
   }
-  for (int f = 0; f < 2; ++f) {
-    std::int64_t nan = 0, inf = 0;
-    for (float x : chunked.vllm[f]) {
-      nan += mla::is_nan(x) ? 1 : 0;
-      inf += mla::is_inf(x) ? 1 : 0;
-    }
-    const auto& fr = cpu.vllm.flavours[f];
-    if (nan != fr.nan || inf != fr.inf) {
-      agree = false;
-      os << "; vllm " << (f ? "cuda" : "triton") << " NaN/inf " << nan << "/" << inf << " vs CPU " << fr.nan << "/"
-         << fr.inf;
-    }
-  }
-  // (c) a second run with another poison byte must give the same bits.
+  agree = agree && all_equal;
+  if (all_equal)
+    os << "; GPU vs CPU: all " << compared << " elements bit-identical (exact ref + chunked, vllm out + lse x2)";
+  // A second run without poisoning (whatever the allocator gives) must give the same bits.
   if (poison_twice) {
     PipelineOptions p2;
-    p2.poison = false;  // buffers then hold whatever the allocator gives: must not matter either
+    p2.poison = false;
     const PipelineResult again = run_pipeline(c, plan, in, p2);
-    const std::int64_t d2 = count_diff(chunked.exact, again.exact, nullptr);
-    const std::int64_t d3 = count_diff(chunked.vllm[1], again.vllm[1], nullptr);
-    if (d2 != 0 || (d3 != 0 && cpu.vllm.flavours[1].nan == 0)) {
+    const BitDiff d2 = bit_diff(chunked.exact, again.exact);
+    const BitDiff d3 = bit_diff(chunked.vllm[0], again.vllm[0]);
+    const BitDiff d4 = bit_diff(chunked.vllm[1], again.vllm[1]);
+    if (d2.differing || d3.differing || d4.differing) {
       agree = false;
-      os << "; output depends on unwritten memory (" << d2 << " exact, " << d3 << " vllm elements)";
+      os << "; output depends on unwritten memory (" << d2.differing << " exact, " << d3.differing + d4.differing
+         << " vllm elements)";
     }
   }
   os << (agree ? "; agrees with the CPU (" : "; DISAGREES with the CPU (") << cpu.one_line() << ")";
@@ -166,10 +237,48 @@ int check_main(cli::Args args) {
   return bad ? cli::kExitFinding : cli::kExitOk;
 }
 
+namespace {
+
+constexpr const char* kBenchHelp =
+    R"(usage: chunkproof bench --device gpu [--case '<line>'] [--reps N] [--warmup W]
+
+Times the GPU pipeline per stage with device events, for the exact path and the vLLM-style
+path separately: W warm-up runs (default 1), then N timed runs (default 5, at least 5); prints
+the median and the spread (min..max) per stage and in total, against two ceilings measured in
+the same run (a 2 GiB device-to-device copy: bytes read + written per second; an fp32 FMA
+loop: 2 flops per FMA), the fraction of its ceiling each stage reaches (median time), and
+exact / vLLM-style. Default case: DeepSeek-V3 dims (128 heads, 512/64/128/128), 4 prefills of
+64K context and 16 new tokens each, a 64K workspace:
+  version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 dims=deepseek-v3
+  ctx=65536,65536,65536,65536 q=16,16,16,16
+)";
+
+struct Spread {
+  double median = 0, min = 0, max = 0;
+};
+Spread spread_of(std::vector<double> v) {
+  Spread s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+}  // namespace
+
 int bench_main(cli::Args args) {
+  if (cli::wants_help(args)) {
+    std::cout << kBenchHelp;
+    return cli::kExitOk;
+  }
   const auto a = strip_device(args);
-  cli::Options o(a, {}, {"--case", "--reps"});
+  cli::Options o(a, {}, {"--case", "--reps", "--warmup"});
   if (!require_gpu("bench")) return cli::kExitUsage;
+  const int reps = static_cast<int>(o.get_int("--reps", 5, 5, 1000));
+  const int warmup = static_cast<int>(o.get_int("--warmup", 1, 0, 100));
   const std::string line =
       o.get_or("--case",
                "version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 dims=deepseek-v3 "
@@ -179,8 +288,9 @@ int bench_main(cli::Args args) {
   if (!plan.built || (!plan.asserts.empty() && c.asserts)) throw cli::UsageError("bench: the case does not plan");
   std::string why;
   const auto dev = probe(why);
-  std::printf("device: %s (%s, %s)\ncase: %s\nchunks: %zu\n", dev->name.c_str(), dev->arch.c_str(),
-              dev->backend.c_str(), print_case(c).c_str(), plan.chunks.size());
+  std::printf("device: %s (%s, %s)\ncase: %s\nchunks: %zu\nwarm-up runs: %d, timed runs: %d per path\n",
+              dev->name.c_str(), dev->arch.c_str(), dev->backend.c_str(), print_case(c).c_str(), plan.chunks.size(),
+              warmup, reps);
   const Ceilings ce = measure_ceilings();
   std::printf("ceilings: copy %.0f GB/s (read+write), fp32 FMA %.1f TFLOP/s\n", ce.copy_bytes_per_s * 1e-9,
               ce.fp32_flops_per_s * 1e-12);
@@ -204,31 +314,56 @@ int bench_main(cli::Args args) {
   work["vllm partial"] = {2.0 * qkeys * s.N * s.Vd, qkeys * s.N * 4};
   work["normalize"] = {0, static_cast<double>(T) * s.N * s.Vd * 4};
   work["merge"] = {0, static_cast<double>(T) * s.N * s.Vd * 12};
-  PipelineResult res[2];
+  // Per path: stage -> the timed runs' milliseconds ("total": the whole pipeline).
+  std::map<std::string, std::vector<double>> ms[2];
+  bool overflow = false;
   for (int p = 0; p < 2; ++p) {
     PipelineOptions po;
     po.exact = p == 0;
     po.vllm = p == 1;
     po.poison = false;
     po.time_stages = true;
-    res[p] = run_pipeline(c, plan, in, po);
+    for (int k = 0; k < warmup + reps; ++k) {
+      const PipelineResult r = run_pipeline(c, plan, in, po);
+      if (k < warmup) continue;
+      for (const auto& [stage, t] : r.stage_ms) ms[p][stage].push_back(t);
+      ms[p]["total"].push_back(r.total_ms);
+      overflow = overflow || r.overflow;
+    }
   }
-  std::printf("\n| stage | exact ms | vLLM-style ms | GFLOP | GB | ceiling | exact: fraction of ceiling |\n");
+  auto med = [&](int p, const std::string& stage) {
+    return ms[p].count(stage) ? spread_of(ms[p].at(stage)) : Spread{};
+  };
+  std::printf("\nmedian of %d runs [min..max], ms; fraction of ceiling from the median\n", reps);
+  std::printf("| stage | exact ms | vLLM-style ms | GFLOP | GB | ceiling | fraction of ceiling (exact / vLLM) |\n");
   std::printf("|---|---:|---:|---:|---:|---|---:|\n");
-  for (const auto& [stage, wk] : work) {
-    const double e = res[0].stage_ms.count(stage) ? res[0].stage_ms.at(stage) : 0;
-    const double v = res[1].stage_ms.count(stage) ? res[1].stage_ms.at(stage) : 0;
-    const double t = e > 0 ? e : v;
-    if (t <= 0) continue;
-    const double f_flop = wk.first / (t * 1e-3) / ce.fp32_flops_per_s;
-    const double f_byte = wk.second / (t * 1e-3) / ce.copy_bytes_per_s;
-    const bool arith = f_flop >= f_byte;
-    std::printf("| %s | %.2f | %.2f | %.1f | %.2f | %s | %.3f |\n", stage.c_str(), e, v, wk.first * 1e-9,
-                wk.second * 1e-9, arith ? "fp32 FMA" : "copy", arith ? f_flop : f_byte);
+  auto frac = [&](const std::pair<double, double>& wk, double t, bool arith) {
+    if (t <= 0) return std::string("–");
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f",
+                  arith ? wk.first / (t * 1e-3) / ce.fp32_flops_per_s : wk.second / (t * 1e-3) / ce.copy_bytes_per_s);
+    return std::string(b);
+  };
+  auto cell = [](const Spread& x) {
+    if (x.median <= 0) return std::string("–");
+    char b[64];
+    std::snprintf(b, sizeof b, "%.2f [%.2f..%.2f]", x.median, x.min, x.max);
+    return std::string(b);
+  };
+  for (const char* stage : {"gather", "up-project K", "up-project V", "scores + max", "exact accumulate",
+                            "vllm partial", "merge", "normalize"}) {
+    const auto& wk = work.at(stage);
+    const Spread e = med(0, stage), v = med(1, stage);
+    if (e.median <= 0 && v.median <= 0) continue;
+    const bool arith = wk.first > 0;
+    std::printf("| %s | %s | %s | %.1f | %.2f | %s | %s / %s |\n", stage, cell(e).c_str(), cell(v).c_str(),
+                wk.first * 1e-9, wk.second * 1e-9, arith ? "fp32 FMA" : "copy", frac(wk, e.median, arith).c_str(),
+                frac(wk, v.median, arith).c_str());
   }
-  std::printf("| total | %.2f | %.2f | | | | |\n", res[0].total_ms, res[1].total_ms);
-  std::printf("\nexact / vLLM-style: %.2fx (goal <= 2x)\n", res[0].total_ms / res[1].total_ms);
-  std::printf("exact overflow flag: %s\n", res[0].overflow ? "SET" : "clear");
+  const Spread te = med(0, "total"), tv = med(1, "total");
+  std::printf("| **total** | **%s** | **%s** | | | | |\n", cell(te).c_str(), cell(tv).c_str());
+  std::printf("\nexact / vLLM-style (medians): %.2fx (goal <= 2x)\n", te.median / tv.median);
+  std::printf("exact overflow flag: %s\n", overflow ? "SET" : "clear");
   return cli::kExitOk;
 }
 

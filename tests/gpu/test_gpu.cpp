@@ -1,6 +1,10 @@
 // GPU run-time tests: skip cleanly (and say why) without a GPU.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "kernels/harness/harness.h"
 #include "kernels/runtime.h"
 
 namespace {
@@ -18,6 +22,14 @@ TEST(GpuRuntime, BufferRoundTripAndPoison) {
   EXPECT_EQ(d.get(), h);
   d.poison();
   for (int v : d.get()) EXPECT_EQ(v, -1);
+}
+
+// Every output element GPU vs CPU (exact reference + chunked, vLLM out + lse of both
+// flavours), raw bits, on a few random v6-current cases (DCP, interleave among them).
+TEST(GpuCheck, RandomCasesEveryElementBitIdentical) {
+  CP_REQUIRE_GPU();
+  const std::vector<std::string> args{"--device", "gpu", "--random", "8", "--seed", "3", "--quiet"};
+  EXPECT_EQ(cp::gpu::check_main(args), 0);
 }
 
 }  // namespace
