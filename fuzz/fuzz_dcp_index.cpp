@@ -9,8 +9,8 @@
 //  3. gather_rank's rows are the positions found by walking each rank's owned positions in order
 //     (local slot k of rank r = the k-th position r owns), and simulate_chunk equals the
 //     all-gather + reorg rebuilt from those rows and the plan's kept counts;
-//  4. ground truth (spec §3.6): when every chunk start is a multiple of V = I*W (the packed
-//     planners always; the old planner iff V | M), each request receives exactly its own
+//  4. ground truth (spec §3.6): when the plan is V-aligned (packed planners: every split a
+//     multiple of V = I*W; old planner: V | M), each request receives exactly its own
 //     positions, each once.
 // Any disagreement aborts with the parameters (and, for 3-4, the case line).
 #include <fuzzer/FuzzedDataProvider.h>
@@ -28,6 +28,7 @@
 #include "reference/dcp/ownership.h"
 #include "reference/dcp/simulate.h"
 #include "reference/planner/plan.h"
+#include "reference/planner/versions.h"
 
 namespace {
 
@@ -107,10 +108,17 @@ void check_movement(const Case& c) {
        ++p)
     owned[static_cast<std::size_t>((p / I) % W)].push_back(p);
 
-  bool aligned = true;  // every chunk start a multiple of V (spec §3.6)
-  for (const auto& ch : plan.chunks)
-    for (const auto& e : ch.entries)
-      if (W > 1 && e.start % V != 0) aligned = false;
+  // Aligned (spec §3.6, §6 I-6): the packed planners split only at multiples of V (checked on
+  // the starts); the old planner needs V | M — a single chunk starting at 0 is not enough, v1's
+  // local width M // W truncates when W does not divide M.
+  bool aligned = true;
+  if (info(c.version).packed) {
+    for (const auto& ch : plan.chunks)
+      for (const auto& e : ch.entries)
+        if (W > 1 && e.start % V != 0) aligned = false;
+  } else if (W > 1) {
+    aligned = plan.chunk_width > 0 && plan.chunk_width % V == 0;
+  }
   if (plan.gather == GatherKind::page_rounding) aligned = false;
 
   for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
