@@ -85,6 +85,10 @@ CP_HD inline bool is_finite(float x) { return (bits_of(x) & 0x7f800000u) != 0x7f
 CP_HD inline float pos_inf() { return float_of(0x7f800000u); }
 CP_HD inline float neg_inf() { return float_of(0xff800000u); }
 CP_HD inline float quiet_nan() { return float_of(0x7fc00000u); }
+// The bits of a NaN produced by arithmetic are vendor-defined (x86 SSE: 0xffc00000 or the
+// operand's payload; NVIDIA: 0x7fffffff). Every value a check compares bit for bit goes through
+// this, so a NaN is the same NaN on every device.
+CP_HD inline float canonical_nan(float x) { return is_nan(x) ? quiet_nan() : x; }
 // max that returns `b` when `a` is NaN and `a` when `b` is NaN is NOT what we want anywhere:
 // this one is the plain `a > b ? a : b` (a NaN in `a` yields `b`), documented where used.
 CP_HD inline float max_sel(float a, float b) { return a > b ? a : b; }

@@ -60,7 +60,7 @@ CP_HD inline void merge_one_triton(const MergeTensors& m, int t, int h) {
   p_lse = sub_rn(p_lse, max_lse);
   s_lse = sub_rn(s_lse, max_lse);
   const float out_se = add_rn(exp_cp(p_lse), exp_cp(s_lse));
-  if (m.out_lse != nullptr) m.out_lse[li] = add_rn(log_cp(out_se), max_lse);
+  if (m.out_lse != nullptr) m.out_lse[li] = canonical_nan(add_rn(log_cp(out_se), max_lse));
   const float p_se = exp_cp(p_lse);
   const float s_se = exp_cp(s_lse);
   const float p_scale = div_rn(p_se, out_se);
@@ -71,7 +71,7 @@ CP_HD inline void merge_one_triton(const MergeTensors& m, int t, int h) {
   for (int d = 0; d < m.head_size; ++d) {
     const float a = p_se == 0.0f ? 0.0f : mul_rn(po[d], p_scale);
     const float b = s_se == 0.0f ? 0.0f : mul_rn(so[d], s_scale);
-    o[d] = add_rn(a, b);
+    o[d] = canonical_nan(add_rn(a, b));
   }
 }
 
@@ -86,8 +86,8 @@ CP_HD inline void merge_one_cuda(const MergeTensors& m, int t, int h) {
   const float* so = m.suffix + t * m.s_ts + h * m.s_hs;
   float* o = m.out + t * m.out_ts + h * m.out_hs;
   if (is_inf(max_lse)) {  // both empty: copy the prefix, LSE -inf
-    for (int d = 0; d < m.head_size; ++d) o[d] = po[d];
-    if (m.out_lse != nullptr) m.out_lse[li] = max_lse;
+    for (int d = 0; d < m.head_size; ++d) o[d] = canonical_nan(po[d]);
+    if (m.out_lse != nullptr) m.out_lse[li] = canonical_nan(max_lse);
     return;
   }
   p_lse = sub_rn(p_lse, max_lse);
@@ -97,8 +97,9 @@ CP_HD inline void merge_one_cuda(const MergeTensors& m, int t, int h) {
   const float out_se = add_rn(p_se, s_se);
   const float p_scale = div_rn(p_se, out_se);
   const float s_scale = div_rn(s_se, out_se);
-  for (int d = 0; d < m.head_size; ++d) o[d] = add_rn(mul_rn(po[d], p_scale), mul_rn(so[d], s_scale));
-  if (m.out_lse != nullptr) m.out_lse[li] = add_rn(log_cp(out_se), max_lse);
+  for (int d = 0; d < m.head_size; ++d)
+    o[d] = canonical_nan(add_rn(mul_rn(po[d], p_scale), mul_rn(so[d], s_scale)));
+  if (m.out_lse != nullptr) m.out_lse[li] = canonical_nan(add_rn(log_cp(out_se), max_lse));
 }
 
 CP_HD inline void merge_one(MergeFlavour f, const MergeTensors& m, int t, int h) {
