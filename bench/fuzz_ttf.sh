@@ -24,7 +24,7 @@ family() {  # name versions platforms stop_on
     t1=$(date +%s.%N)
     if grep -q CHUNKPROOF-CRASH "$tmp/log"; then
       t=$(echo "$t1 - $t0" | bc)
-      cpu=$(awk '{print $1 + $2}' "$tmp/cpu")
+      cpu=$(tail -n 1 "$tmp/cpu" | awk '{print $1 + $2}')
       execs=$(grep -o '^#[0-9]*' "$tmp/log" | tail -1 | tr -d '#')
       line=$(grep -m1 CHUNKPROOF-CRASH "$tmp/log" | sed 's/.* | //')
     else

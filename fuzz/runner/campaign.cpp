@@ -717,7 +717,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
            : f.kind == "slow" ? " (performance, not correctness: the input is slow to simulate)"
                               : "")
        << "\n";
-    if (!f.detail.empty()) md << "- detail: " << f.detail << "\n";
+    if (!f.detail.empty()) md << "- detail (as found): " << f.detail << "\n";
     if (!f.case_line.empty())
       md << "- case: `" << f.case_line << "`" << (f.reproduced ? " (replayed: same signature)" : "") << "\n";
     if (!f.original_line.empty() && f.original_line != f.case_line)
