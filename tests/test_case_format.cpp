@@ -90,3 +90,19 @@ TEST(CaseFormat, OkLineForTheErrorTableIsValid) {
 
 }  // namespace
 }  // namespace cp
+
+namespace cp {
+namespace {
+
+// Found by case_parser_fuzz: a NUL byte inside an unknown key cut the message short.
+TEST(CaseFormat, NonPrintableBytesInAKeyAreEscapedInTheMessage) {
+  try {
+    parse_case(std::string("version=v6-current co\0lour=1 workspace=64 block=16 ctx=1 q=4", 60));
+    FAIL() << "accepted";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("co\\x00lour"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cp

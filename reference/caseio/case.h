@@ -19,8 +19,24 @@ namespace cp {
 // A malformed case line. `key` names the offending key ("" when the line itself is bad).
 struct CaseError : std::runtime_error {
   CaseError(std::string k, const std::string& what)
-      : std::runtime_error(k.empty() ? what : "key '" + k + "': " + what), key(std::move(k)) {}
+      : std::runtime_error(printable(k.empty() ? what : "key '" + k + "': " + what)), key(std::move(k)) {}
   std::string key;
+
+  // Non-printable bytes as \xNN: a NUL inside a key must not cut the message short.
+  static std::string printable(const std::string& s) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char ch : s) {
+      if (ch >= 0x20 && ch < 0x7f) {
+        out += static_cast<char>(ch);
+      } else {
+        out += "\\x";
+        out += kHex[ch >> 4];
+        out += kHex[ch & 0xf];
+      }
+    }
+    return out;
+  }
 };
 
 // MLA shapes for the numerics (reference/mla). Defaults are small so tests run fast.
