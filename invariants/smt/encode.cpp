@@ -104,17 +104,23 @@ Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, 
     c.I = ctx.int_val(concrete->I);
     c.bi = ctx.int_val(concrete->B / concrete->I);
   }
-  fact(enc, c.B >= 1 && c.B <= ctx.int_val(d.block_max), {c.B});
+  fact(enc, c.B >= 1, {c.B});
+  bound(enc, c.B <= ctx.int_val(d.block_max), {c.B});
   if (!info(v).supports_interleave) fact(enc, c.I == 1, {c.I});
-  fact(enc, c.I >= 1 && c.I <= c.B && c.I <= ctx.int_val(d.interleave_max), {c.I});
+  fact(enc, c.I >= 1 && c.I <= c.B, {c.I});
+  bound(enc, c.I <= ctx.int_val(d.interleave_max), {c.I});
   fact(enc, c.bi >= 1 && c.B == c.I * c.bi, {c.B, c.I});  // I | B (I-11, enforced by the case format)
-  if (!dcp)
+  if (!dcp) {
     fact(enc, c.W == 1, {c.W});
-  else
-    fact(enc, c.W >= ctx.int_val(wmin) && c.W <= ctx.int_val(wmax), {c.W});
+  } else {
+    fact(enc, c.W >= ctx.int_val(wmin), {c.W});
+    bound(enc, c.W <= ctx.int_val(wmax), {c.W});
+  }
   if (c.sized) {
-    fact(enc, c.mml >= 1 && c.mml <= ctx.int_val(d.mml_max), {c.mml});
-    fact(enc, c.mns >= 1 && c.mns <= ctx.int_val(d.mns_max), {c.mns});
+    fact(enc, c.mml >= 1, {c.mml});
+    bound(enc, c.mml <= ctx.int_val(d.mml_max), {c.mml});
+    fact(enc, c.mns >= 1, {c.mns});
+    bound(enc, c.mns <= ctx.int_val(d.mns_max), {c.mns});
     c.Sexpr = sized_workspace(v, c.mml, c.mns, c.B, c.W, c.I);
     fact(enc, c.S == c.Sexpr, {c.S});
   } else {
@@ -146,9 +152,31 @@ Case base_case(const z3::model& m, const Common& c, Version v, Platform p) {
 // Packed planner (v5-packed, v6-current).
 // ======================================================================================
 
+// Invariants with a closed lemma chain (symbolic B, W, I; unbounded). I-3 (tiling + progress)
+// has none yet: the default mode proves it on the split grid.
+bool lemma_chain_encoded(InvariantId id, bool dcp, bool sized) {
+  using enum InvariantId;
+  switch (id) {
+    case I1_workspace_div_dcp: return dcp && sized;
+    case I2_nonempty_chunk_width: return sized;
+    case I4_global_row_budget:
+    case I6_virtual_block_alignment:
+    case I7_local_row_budget:
+    case I10_gather_start_semantics: return true;
+    default: return false;
+  }
+}
+
+// The packed planner's mode for one invariant: "split" (concrete grid) or the lemma chains.
+bool packed_split_mode(InvariantId id, const Domain& d) {
+  if (d.packed_mode == "split") return true;
+  if (d.packed_mode == "symbolic") return false;
+  return !lemma_chain_encoded(id, true, true);  // auto
+}
+
 Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Domain& d) {
   Encoding enc;
-  const bool split_mode = d.packed_mode == "split";
+  const bool split_mode = packed_split_mode(key.invariant, d);
   const auto grid = packed_grid(d);
   const Triple* tr = split_mode ? &grid.at(static_cast<std::size_t>(key.split)) : nullptr;
   const bool dcp = split_mode ? tr->W > 1 : key.split == 1;
@@ -181,7 +209,8 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
   const expr start = ctx.int_const("start");
   const expr rows = ctx.int_const("rows");
   const expr k = ctx.int_const("split_div_align");
-  fact(enc, cx >= 1 && cx <= ctx.int_val(d.ctx_max), {cx});
+  fact(enc, cx >= 1, {cx});
+  bound(enc, cx <= ctx.int_val(d.ctx_max), {cx});
   fact(enc, ks >= 0 && start == align * ks && start < cx, {start, ks});
   fact(enc, rows >= 0 && rows <= rb, {rows});
   enc.shown.insert(enc.shown.end(), {{"ctx", cx}, {"start", start}, {"rows", rows}, {"split_div_align", k}});
@@ -245,6 +274,254 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
     }
     step("S-ge-align", "S >= align", S >= align);
   };
+
+  // ---- closed lemma chains (symbolic B, W, I): unbounded results ------------------------
+  // Each step is its own query over exactly the hypotheses it lists (domain facts, witness
+  // definitions, earlier steps); nonlinear facts enter only as instances of one generic,
+  // separately proved monotonicity lemma, so every query is linear over named monomials.
+  if (!split_mode && lemma_chain_encoded(inv, dcp, c.sized)) {
+    enc.method = "closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I";
+    enc.unbounded = true;
+    auto def_of = [&](const expr& sym) -> expr {
+      for (std::size_t i = 0; i < sc.defined().size(); ++i)
+        for (const auto& x : sc.defined()[i])
+          if (z3::eq(x, sym)) return sc.defs()[i];
+      throw std::logic_error("no definition of " + sym.to_string());
+    };
+    auto dom = [&](const expr& sym) {
+      std::vector<expr> out;
+      for (std::size_t i = 0; i < enc.domain.size(); ++i)
+        for (const auto& x : enc.domain_defines[i])
+          if (z3::eq(x, sym) && !enc.bound_ids.count(enc.domain[i].id())) out.push_back(enc.domain[i]);
+      return out;
+    };
+    auto bounds_of = [&](const expr& sym) {  // the domain's upper bounds: a step using one is bounded
+      std::vector<expr> out;
+      for (std::size_t i = 0; i < enc.domain.size(); ++i)
+        for (const auto& x : enc.domain_defines[i])
+          if (z3::eq(x, sym) && enc.bound_ids.count(enc.domain[i].id())) out.push_back(enc.domain[i]);
+      return out;
+    };
+    auto cat = [](std::vector<expr> a, const std::vector<expr>& b) {
+      a.insert(a.end(), b.begin(), b.end());
+      return a;
+    };
+    auto closed = [&](std::string name, std::string comment, const expr& goal, std::vector<expr> hyps,
+                      bool direct = false) {
+      for (const auto& h : hyps)
+        if (enc.bound_ids.count(h.id())) enc.unbounded = false;  // uses an upper bound of the domain
+      Step s{std::move(name), std::move(comment), goal, std::nullopt, direct};
+      s.hyps = std::move(hyps);
+      enc.steps.push_back(std::move(s));
+      return goal;
+    };
+    const expr md = ctx.int_const("lemma_d"), me = ctx.int_const("lemma_e");
+    int mono_idx = -1;
+    auto mono = [&](const expr& dd, const expr& ee) {
+      if (mono_idx < 0) {
+        closed("lemma-monotone",
+               "generic: d >= 1 implies (e >= 1 => d*e >= d), (e <= -1 => d*e <= -d), d*e has the sign of e",
+               z3::implies(md >= 1, z3::implies(me >= 1, md * me >= md) && z3::implies(me <= -1, md * me <= -md) &&
+                                        z3::implies(me >= 0, md * me >= 0) && z3::implies(me <= 0, md * me <= 0)),
+               {});
+        mono_idx = static_cast<int>(enc.steps.size()) - 1;
+      }
+      z3::expr_vector from(ctx), to(ctx);
+      from.push_back(md), from.push_back(me), to.push_back(dd), to.push_back(ee);
+      const expr inst = enc.steps[static_cast<std::size_t>(mono_idx)].goal.substitute(from, to);
+      Step s{"monotone-instance", "instance of lemma-monotone: d := " + dd.to_string() + ", e := " + ee.to_string(),
+             inst, std::nullopt, false};
+      s.instance_of = mono_idx;
+      s.inst_from = {md, me};
+      s.inst_to = {dd, ee};
+      enc.steps.push_back(std::move(s));
+      return inst;
+    };
+    const std::vector<expr> dB = dom(B), dW = dom(W), dI = dom(I);
+    const expr one = ctx.int_val(1);
+    // Sizing: S = qU * A with A the alignment the sizing rounds to (lcm(B, I*W) under DCP, B
+    // without) and qU >= 1. v6 without DCP does not round (S = S0): handled separately.
+    const bool rounds = c.sized && (dcp || key.version == Version::v5_packed);
+    std::optional<expr> Lsym, Ldef, qU, sizedS, qUpos;
+    if (!sc.lcms().empty()) {
+      Lsym = sc.lcms().front().l;
+      Ldef = def_of(*Lsym);
+    }
+    const expr A = dcp ? *Lsym : B;
+    const std::vector<expr> dS = dom(S);
+    // The sizing's select(W == 1, ...) terms: rewrite them with the case's value of W == 1
+    // (congruence, checked by the prover) so no product has an ite factor.
+    const expr w1 = W == 1;
+    const expr w1v = ctx.bool_val(!dcp);
+    const expr w1eq = closed("W-eq-1-case", dcp ? "this case has W >= 2" : "this case has W = 1", w1 == w1v, dW);
+    auto rewrite = [&](const expr& f) {
+      z3::expr_vector from(ctx), to(ctx);
+      from.push_back(w1), to.push_back(w1v);
+      Step s{"case-rewrite", "the fact with W == 1 replaced by its value in this case", expr(f).substitute(from, to),
+             std::nullopt, false};
+      s.hyps = std::vector<expr>{f, w1eq};
+      s.instance_of = -2;
+      s.inst_from = {w1};
+      s.inst_to = {w1v};
+      enc.steps.push_back(s);
+      return s.goal;
+    };
+    if (rounds && (inv == I1_workspace_div_dcp || inv == I2_nonempty_chunk_width)) {
+      qU = roundup_quotient(c.Sexpr);
+      if (!qU) throw std::logic_error("sizing is not a round_up");
+      const std::vector<expr> aPos = dcp ? std::vector<expr>{*Ldef} : dB;
+      std::vector<expr> sdef;
+      for (const auto& f : dS) sdef.push_back(rewrite(f));
+      const expr qdef = rewrite(def_of(*qU));
+      sizedS = closed("sized-S", "the version's S is round_up(x, A) = qU*A (A = lcm(B, I*W) under DCP, else B)",
+                      S == *qU * A, sdef);
+      const expr apos = closed("A-positive", "the sizing's alignment A >= 1", A >= 1, aPos);
+      qUpos = closed("sized-quotient-positive", "x >= S0 >= 1, so A*qU >= x >= 1 and qU >= 1", *qU >= 1,
+                     cat(cat(dom(c.mml), dom(c.mns)), {apos, qdef, mono(A, *qU)}));
+    }
+    // Under DCP: P = I*W >= 1, align = P*m, start = P*Tq, local_start = Tq*I.
+    std::optional<expr> Ppos, startPT, qLstep;
+    expr Tq = ks;
+    if (dcp) {
+      Ppos = closed("IW-positive", "I >= 1, W >= 2 give I*W >= 2", V >= 1 && W >= 1 && I >= 1,
+                    cat(cat(dI, dW), {mono(I, W - 1)}));
+      const bool cuda_align = beh.align_chunk_to_block;
+      std::vector<expr> h = dom(start);
+      if (cuda_align) {
+        const expr m = sc.lcms().front().y;
+        Tq = m * ks;
+        h.push_back(*Ldef);
+        h.push_back(mono(m, ks));
+      }
+      startPT = closed("start-multiple-of-IW", "start = align*ks and align = (I*W)*m, so start = (I*W)*Tq, Tq >= 0",
+                       start == V * Tq && Tq >= 0, h);
+      const expr qL = cp::cdiv(start, V);
+      qLstep = closed("local-start", "cdiv((I*W)*Tq, I*W) = Tq, so padded_local_rows(start) = Tq*I", qL == Tq,
+                      {*startPT, def_of(qL), *Ppos, mono(V, Tq - qL)});
+    }
+    {  // definedness: every divisor (B, I*W, W, I, lcm, the sizing's select) is positive
+      std::vector<expr> h = cat(cat(dB, dW), dI);
+      if (Ldef) h.push_back(*Ldef);
+      h.push_back(dcp ? *Ppos : mono(I, W));
+      enc.definedness_hyps = h;
+    }
+    switch (inv) {
+      case I1_workspace_div_dcp: {
+        const auto& L = sc.lcms().front();
+        const expr K = I * L.y * *qU;
+        const expr sWK =
+            closed("S-is-W-times", "S = qU*A and A = (I*W)*y, so S = W*(I*y*qU)", S == W * K, {*sizedS, *Ldef});
+        const expr qS = cp::floordiv(S, W);
+        const expr qSstep =
+            closed("S-div-W", "floordiv(W*K, W) = K", qS == K, {sWK, def_of(qS), *Ppos, mono(W, K - qS)});
+        closed("S-mod-W", "S mod W == 0", cp::floormod(S, W) == 0, {sWK, qSstep}, true);
+        break;
+      }
+      case I2_nonempty_chunk_width: {
+        expr sgeA = S >= A;
+        if (rounds) {
+          sgeA = closed("S-ge-A", "S = qU*A with qU >= 1", S >= A, {*sizedS, *qUpos, mono(A, *qU - 1)});
+        } else if (!beh.align_chunk_to_block) {  // v6 without DCP, align 1: S = S0 >= 8 >= 1
+          sgeA = closed("S0-positive", "min(max(8*mml, 4*mns*B), 65536) >= 1", S >= 1, cat(cat(dS, dW), dom(c.mml)));
+        } else {  // v6 without DCP: S = S0 = min(max(8*mml, 4*mns*B), 65536) >= B needs B <= 65536
+          enc.method += "; v6 without DCP: bounded by block <= " + std::to_string(d.block_max) + " (S0 <= 65536)";
+          sgeA = closed("S0-ge-B", "min(max(8*mml, 4*mns*B), 65536) >= B for 1 <= B <= 65536", S >= A,
+                        cat(cat(cat(cat(cat(dS, dW), dB), bounds_of(B)), dom(c.mns)), {mono(B, c.mns - 1)}));
+        }
+        expr aPos = align >= 1;
+        std::vector<expr> h{sgeA};
+        if (dcp) {
+          if (beh.align_chunk_to_block) {
+            h.push_back(*Ldef);
+          } else {  // rocm: align = I*W <= lcm
+            const expr le = closed("align-le-A", "A = (I*W)*y with y >= 1, so I*W <= A", align <= A,
+                                   {*Ldef, *Ppos, mono(V, sc.lcms().front().y - 1)});
+            h.push_back(le);
+            h.push_back(*Ppos);
+          }
+        } else if (beh.align_chunk_to_block) {
+          h = cat(h, dB);
+        }
+        if (!(dcp || beh.align_chunk_to_block)) {  // align = 1: Mmax = S
+          closed("Mmax-positive", "Mmax = round_down(S, 1) = S >= 1", Mmax > 0, {sgeA}, true);
+          break;
+        }
+        const expr qM = cp::floordiv(S, align);
+        const expr qMpos = closed("S-div-align-positive", "S >= align: floordiv(S, align) >= 1", qM >= 1,
+                                  cat(h, {def_of(qM), mono(align, qM)}));
+        closed("Mmax-positive", "Mmax = floordiv(S, align)*align >= align >= 1", Mmax > 0,
+               cat(h, {qMpos, mono(align, qM - 1)}), true);
+        break;
+      }
+      case I4_global_row_budget: {
+        const expr tot = ctx.int_const("chunk_tokens");
+        enc.shown.push_back({"chunk_tokens", tot});
+        const expr len = z3::ite(take_all, remaining, split);
+        const expr nd = z3::ite(take_all, full, need(start, split));
+        const std::vector<expr> dk = dom(k), dr = dom(rows);
+        if (!dcp) {
+          fact(enc, tot >= 0 && tot == rows, {tot});
+          closed("budget", "without DCP rows are tokens: rows + len <= S",
+                 z3::implies(take_all || k >= 1, tot + len <= S), cat(cat(dom(tot), dk), dr), true);
+          break;
+        }
+        fact(enc, tot >= 0 && tot <= W * rows, {tot});
+        const expr ns = need(start, split);
+        const expr qEa = cp::cdiv(start + remaining, V), qEs = cp::cdiv(start + split, V);
+        const expr la = closed("len-le-W-need-all", "cdiv(start+len, I*W)*(I*W) >= start+len: len <= W*need",
+                               remaining <= W * full, {*startPT, *qLstep, def_of(qEa), *Ppos});
+        const expr ls = closed("len-le-W-need-split", "same for the split piece", split <= W * ns,
+                               {*startPT, *qLstep, def_of(qEs), *Ppos});
+        const expr qS = cp::floordiv(S, W);
+        const expr wrb = closed("W-rb-le-S", "W*(S // W) <= S", W * rb <= S, {def_of(qS), *Ppos});
+        const expr wa =
+            closed("W-rows-all", "rows + need <= S // W implies W*rows + W*need <= S",
+                   z3::implies(rows + full <= rb, W * rows + W * full <= S), {wrb, *Ppos, mono(W, rb - rows - full)});
+        const expr wsp =
+            closed("W-rows-split", "same for the split piece", z3::implies(rows + ns <= rb, W * rows + W * ns <= S),
+                   {wrb, *Ppos, mono(W, rb - rows - ns)});
+        closed("budget", "tot + len <= W*rows + W*need <= S (linear over the products)",
+               z3::implies((take_all || k >= 1) && rows + nd <= rb, tot + len <= S), cat(dom(tot), {la, ls, wa, wsp}),
+               true);
+        enc.steps.back().abstract_products = true;
+        break;
+      }
+      case I6_virtual_block_alignment: {
+        const expr qF = cp::floordiv(start, V);
+        const expr qFstep = closed("start-div-IW", "floordiv((I*W)*Tq, I*W) = Tq", qF == Tq,
+                                   {*startPT, def_of(qF), *Ppos, mono(V, Tq - qF)});
+        closed("aligned", "a non-zero start is a multiple of V and local_start*W == start",
+               z3::implies(start > 0, cp::floormod(start, V) == 0 && local_start * W == start),
+               {*startPT, qFstep, *qLstep}, true);
+        break;
+      }
+      case I7_local_row_budget: {
+        const expr pll_all = padded_local_rows(start + remaining, I, W) - local_start;
+        const expr pll_split = padded_local_rows(start + split, I, W) - local_start;
+        closed("budget", "the chunk's padded local rows stay <= S // W after adding the piece (take_all or fits_k)",
+               z3::implies(take_all, rows + pll_all <= rb) && z3::implies(!take_all, rows + pll_split <= rb), dom(k),
+               true);
+        break;
+      }
+      case I10_gather_start_semantics: {
+        const expr r = ctx.int_const("rank");
+        fact(enc, r >= 0 && r < W, {r});
+        enc.shown.push_back({"rank", r});
+        const expr q1 = cp::floordiv(start, I);
+        const expr q1s = closed("start-div-I", "floordiv(I*(W*Tq), I) = W*Tq", q1 == W * Tq,
+                                {*startPT, def_of(q1), *Ppos, mono(I, W * Tq - q1)});
+        const expr q2 = cp::floordiv(q1, W);
+        const expr q2s =
+            closed("div-W", "floordiv(W*Tq, W) = Tq", q2 == Tq, {q1s, def_of(q2), *Ppos, mono(W, Tq - q2)});
+        closed("gather-start", "every rank's first local slot of the span is local_start: base = Tq*I, rem = 0",
+               dcp_local_len(start, W, r, I) == local_start,
+               cat(dom(r), {*startPT, q1s, q2s, *qLstep, *Ppos, mono(I, r)}), true);
+        break;
+      }
+      default: throw std::logic_error("lemma chain not encoded");
+    }
+    return enc;
+  }
 
   switch (inv) {
     case I1_workspace_div_dcp: {
@@ -481,14 +758,14 @@ Encoding encode_old(z3::context& ctx, Z3Scope&, const TaskKey& key, const Domain
 }  // namespace
 
 int num_splits(Version v, InvariantId id, const Domain& d) {
-  if (is_packed(v)) return d.packed_mode == "split" ? static_cast<int>(packed_grid(d).size()) : 2;
+  if (is_packed(v)) return packed_split_mode(id, d) ? static_cast<int>(packed_grid(d).size()) : 2;
   if (id == InvariantId::I1_workspace_div_dcp) return 1;  // does not depend on n
   return static_cast<int>(std::max<std::int64_t>(1, d.prefills_max));
 }
 
 std::string split_label(Version v, InvariantId id, int split, const Domain& d) {
   if (is_packed(v)) {
-    if (d.packed_mode != "split") return split == 0 ? "dcp=1" : "dcp>=2";
+    if (!packed_split_mode(id, d)) return split == 0 ? "dcp=1" : "dcp>=2";
     const Triple t = packed_grid(d).at(static_cast<std::size_t>(split));
     return "B=" + std::to_string(t.B) + ",W=" + std::to_string(t.W) + ",I=" + std::to_string(t.I);
   }

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,20 @@ struct Step {
   z3::expr goal;
   std::optional<z3::expr> later;  // what later steps may assume (default: goal)
   bool direct = false;            // a model of !goal is a violation of the invariant itself
+  // Closed step: the query is exactly `hyps => goal` (no slicing). Every hypothesis must be a
+  // domain fact, a witness definition or an earlier step's goal (the prover checks it by term
+  // identity), so the chain only assumes what it has.
+  std::optional<std::vector<z3::expr>> hyps;
+  // Closed step whose reasoning is linear over its products: every nonlinear product term is
+  // replaced by a fresh constant (the same term by the same constant). This only weakens the
+  // query, so unsat stays a proof; it keeps Z3's nonlinear solver out of a linear argument.
+  bool abstract_products = false;
+  // Instance step: goal = steps[instance_of].goal with inst_from := inst_to. The generic step
+  // is a closed step without hypotheses (a valid formula over fresh symbols); an instance of a
+  // valid formula is valid, so the prover checks the substitution instead of solving.
+  // instance_of == -2: congruence step: hyps = {F, a == b}, goal = F[a := b] (checked, not solved).
+  int instance_of = -1;
+  std::vector<z3::expr> inst_from, inst_to;
 };
 
 struct Encoding {
@@ -36,10 +51,21 @@ struct Encoding {
   std::vector<z3::expr> search_hints;                 // extra constraints tried first in counterexample search
   std::vector<Step> steps;
   std::function<Case(const z3::model&)> to_case;
+  // Set by the closed lemma chains: the definedness step becomes closed over these hypotheses.
+  std::optional<std::vector<z3::expr>> definedness_hyps;
+  std::set<unsigned> bound_ids;   // ids of the domain's upper-bound facts
   std::optional<z3::expr> built;  // the plan is built (no planner assert stops it); obligations hold there  // builds a
                                   // replayable case from a model
 };
 
+// Adds a domain fact about (defining) the given symbols.
+inline void fact(Encoding& e, const z3::expr& f, std::vector<z3::expr> about);
+// Adds an upper bound of the declared domain. Closed lemma chains never assume one unless a step
+// needs it, and a chain that does is reported as bounded (not "unbounded").
+inline void bound(Encoding& e, const z3::expr& f, std::vector<z3::expr> about) {
+  e.bound_ids.insert(f.id());
+  fact(e, f, std::move(about));
+}
 // Adds a domain fact about (defining) the given symbols.
 inline void fact(Encoding& e, const z3::expr& f, std::vector<z3::expr> about) {
   e.domain.push_back(f);

@@ -47,7 +47,8 @@ void Domain::apply(std::string_view kv) {
     throw std::invalid_argument("--domain expects key=value, got '" + std::string(kv) + "'");
   const std::string key(kv.substr(0, eq)), val(kv.substr(eq + 1));
   if (key == "packed") {
-    if (val != "split" && val != "symbolic") throw std::invalid_argument("--domain packed: split or symbolic");
+    if (val != "auto" && val != "split" && val != "symbolic")
+      throw std::invalid_argument("--domain packed: auto, split or symbolic");
     packed_mode = val;
     return;
   }
@@ -111,8 +112,8 @@ std::string Domain::describe() const {
   else
     o << ", workspace 1.." << workspace_max;
   o << ", ctx 0.." << ctx_max << "; old planner: n = 1.." << prefills_max << " prefills with context";
-  if (packed_mode == "split") {
-    o << "; packed planner split grid: block in {";
+  if (packed_mode != "symbolic") {
+    o << "; packed planner " << (packed_mode == "auto" ? "(I-3 only) " : "") << "split grid: block in {";
     bool first = true;
     for (auto b : split_blocks)
       if (b <= block_max) o << (first ? "" : ",") << b, first = false;
@@ -168,6 +169,8 @@ struct TaskOutcome {
   int queries = 0, cache_hits = 0;
   std::string case_line, replay, detail, saved_to;
   bool disagrees = false;
+  bool unbounded = false;  // proved by a lemma chain for every B, W, I (not a split grid case)
+  std::string method;      // the encoding's method (notes a bounded step)
 };
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -285,6 +288,32 @@ std::vector<z3::expr> slice(const z3::expr& goal, const Encoding& enc, const Z3S
   return out;
 }
 
+// Replaces each product of two or more non-numeral factors by a fresh constant (memoised by
+// term): a weakening, so an unsat answer about the abstraction is one about the original.
+z3::expr abstract_products(const z3::expr& e, std::map<unsigned, z3::expr>& memo, int& counter) {
+  if (auto it = memo.find(e.id()); it != memo.end()) return it->second;
+  z3::expr out = e;
+  if (e.is_app() && e.num_args() > 0) {
+    int symbolic = 0;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      if (!e.arg(i).is_numeral()) ++symbolic;
+    if (e.decl().decl_kind() == Z3_OP_MUL && symbolic >= 2) {
+      out = e.ctx().int_const(("product!" + std::to_string(counter++)).c_str());
+    } else {
+      z3::expr_vector args(e.ctx());
+      for (unsigned i = 0; i < e.num_args(); ++i) args.push_back(abstract_products(e.arg(i), memo, counter));
+      out = e.decl()(args);
+    }
+  }
+  memo.emplace(e.id(), out);
+  return out;
+}
+
+// Worker processes arm a wall-clock watchdog per step: Z3 4.8.12 does not always honour its own
+// timeout inside the nonlinear solver. SIGALRM's default action ends the worker; the parent
+// reports the task UNKNOWN ("watchdog") and starts a replacement worker.
+bool g_in_worker = false;
+
 TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   TaskOutcome out;
@@ -297,6 +326,8 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
     out.detail = std::string("encoding error: ") + e.what();
     return out;
   }
+  out.unbounded = enc.unbounded;
+  out.method = enc.method;
   if (!enc.na.empty()) {
     out.status = Status::not_applicable;
     out.detail = enc.na;
@@ -309,14 +340,54 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
     z3::expr all = ob.empty() ? ctx.bool_val(true) : z3::mk_and(ob);
     enc.steps.push_back({"definedness", "every divisor is positive where the plan is built (floor semantics exact)",
                          enc.built ? z3::implies(*enc.built, all) : all, std::nullopt, false});
+    enc.steps.back().hyps = enc.definedness_hyps;
   }
   const std::string domain = opts.domain.describe();
   const double timeout = opts.timeout_s;
   const std::uint64_t rlimit = opts.rlimit ? opts.rlimit : static_cast<std::uint64_t>(timeout * 4.0e6);
   out.status = Status::proved;
   std::vector<z3::expr> proved;  // what later steps may assume
+  std::set<unsigned> allowed;    // closed steps' hypotheses: domain facts, definitions, earlier goals
+  for (const auto& e : enc.domain) allowed.insert(e.id());
+  for (const auto& e : scope.defs()) allowed.insert(e.id());
+  std::vector<bool> step_proved(enc.steps.size(), false);
   for (std::size_t i = 0; i < enc.steps.size(); ++i) {
     const Step& st = enc.steps[i];
+    if (st.instance_of == -2) {  // congruence: F and a == b give F[a := b]
+      const bool ok = st.hyps && st.hyps->size() == 2 && st.inst_from.size() == 1 && st.inst_to.size() == 1 &&
+                      allowed.count((*st.hyps)[0].id()) && allowed.count((*st.hyps)[1].id()) &&
+                      z3::eq((*st.hyps)[1], st.inst_from[0] == st.inst_to[0]);
+      z3::expr_vector from(ctx), to(ctx);
+      from.push_back(st.inst_from.at(0));
+      to.push_back(st.inst_to.at(0));
+      if (!ok || !z3::eq(z3::expr((*st.hyps)[0]).substitute(from, to), st.goal))
+        throw std::logic_error("step '" + st.name + "' is not a congruence rewrite of allowed facts");
+      step_proved[i] = true;
+      proved.push_back(st.goal);
+      allowed.insert(st.goal.id());
+      continue;
+    }
+    if (st.instance_of >= 0) {  // instance of a proved generic lemma: check the substitution
+      const auto gi = static_cast<std::size_t>(st.instance_of);
+      z3::expr_vector from(ctx), to(ctx);
+      for (const auto& e : st.inst_from) from.push_back(e);
+      for (const auto& e : st.inst_to) to.push_back(e);
+      const Step& g = enc.steps.at(gi);
+      if (gi >= i || !step_proved[gi] || !g.hyps || !g.hyps->empty() ||
+          !z3::eq(z3::expr(g.goal).substitute(from, to), st.goal))
+        throw std::logic_error("step '" + st.name + "' is not an instance of a proved generic lemma");
+      step_proved[i] = true;
+      proved.push_back(st.goal);
+      allowed.insert(st.goal.id());
+      continue;
+    }
+    if (st.hyps)
+      for (const auto& h : *st.hyps)
+        if (!allowed.count(h.id()))
+          throw std::logic_error("closed step '" + st.name +
+                                 "' assumes something that is not a domain fact, "
+                                 "a definition or an earlier step: " +
+                                 h.to_string());
     auto make_solver = [&](bool full) {
       z3::solver s(ctx);
       z3::params p(ctx);
@@ -324,7 +395,16 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
       p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(rlimit, 4000000000ull)));
       p.set("random_seed", opts.seed);
       s.set(p);
-      if (full) {
+      if (st.hyps && !full && st.abstract_products) {
+        std::map<unsigned, z3::expr> memo;
+        int counter = 0;
+        for (const auto& e : *st.hyps) s.add(abstract_products(e, memo, counter));
+        s.add(!abstract_products(st.goal, memo, counter));
+        return s;
+      }
+      if (st.hyps && !full) {  // closed step: exactly its hypotheses; a sat answer is re-solved with all
+        for (const auto& e : *st.hyps) s.add(e);
+      } else if (full) {
         for (const auto& e : enc.domain) s.add(e);
         for (const auto& e : scope.defs()) s.add(e);
         for (const auto& e : proved) s.add(e);
@@ -334,6 +414,7 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
       s.add(!st.goal);
       return s;
     };
+    if (g_in_worker) ::alarm(static_cast<unsigned>(3 * timeout + 10));
     z3::solver s = make_solver(false);
     const std::string body = s.to_smt2();
     const std::string hkey = hex(fnv1a(body));
@@ -345,6 +426,8 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
     if (!opts.cache_dir.empty() && std::filesystem::exists(cache_file)) {
       ++out.cache_hits;
       proved.push_back(st.later ? *st.later : st.goal);
+      allowed.insert(proved.back().id());
+      step_proved[i] = true;
       continue;
     }
     z3::check_result r = z3::unknown;
@@ -406,6 +489,8 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
         std::ofstream(cache_file) << st.name << "\n";
       }
       proved.push_back(st.later ? *st.later : st.goal);
+      allowed.insert(proved.back().id());
+      step_proved[i] = true;
       continue;
     }
     if (r == z3::unknown) {
@@ -456,6 +541,7 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
     }
     break;
   }
+  if (g_in_worker) ::alarm(0);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
@@ -471,7 +557,7 @@ std::string serialize(const TaskOutcome& o) {
   std::ostringstream w;
   w << static_cast<int>(o.status) << '\t' << o.seconds << '\t' << o.queries << '\t' << o.cache_hits << '\t'
     << (o.disagrees ? 1 : 0) << '\t' << clean(o.case_line) << '\t' << clean(o.replay) << '\t' << clean(o.detail) << '\t'
-    << clean(o.saved_to) << '\n';
+    << clean(o.saved_to) << '\t' << (o.unbounded ? 1 : 0) << '\t' << clean(o.method) << '\n';
   return w.str();
 }
 TaskOutcome deserialize(const std::string& line) {
@@ -485,7 +571,7 @@ TaskOutcome deserialize(const std::string& line) {
   }
   f.push_back(cur);
   TaskOutcome o;
-  if (f.size() < 9) {
+  if (f.size() < 11) {
     o.detail = "worker protocol error";
     return o;
   }
@@ -498,6 +584,8 @@ TaskOutcome deserialize(const std::string& line) {
   o.replay = f[6];
   o.detail = f[7];
   o.saved_to = f[8];
+  o.unbounded = f[9] == "1";
+  o.method = f[10];
   return o;
 }
 
@@ -520,6 +608,7 @@ struct Worker {
 };
 
 [[noreturn]] void worker_main(int in, int out, const std::vector<TaskKey>& tasks, const ProveOptions& opts) {
+  g_in_worker = true;
   std::string buf;
   char tmp[256];
   for (;;) {
@@ -577,8 +666,8 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
         }
         rows.push_back(std::move(r));
       }
-  std::vector<int> na_cases(rows.size(), 0);
-  std::vector<bool> found(rows.size(), false);
+  std::vector<int> na_cases(rows.size(), 0), bounded_cases(rows.size(), 0);
+  std::vector<std::set<std::string>> methods(rows.size());
   auto absorb = [&](int ti, const TaskOutcome& o) {
     ProveResult& r = rows[static_cast<std::size_t>(task_row[static_cast<std::size_t>(ti)])];
     const TaskKey& k = tasks[static_cast<std::size_t>(ti)];
@@ -586,6 +675,11 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
     r.queries += o.queries;
     r.cache_hits += o.cache_hits;
     const std::string label = split_label(k.version, k.invariant, k.split, opts.domain);
+    const auto ri = static_cast<std::size_t>(&r - rows.data());
+    if (o.status == Status::proved) {
+      if (!o.unbounded) ++bounded_cases[ri];
+      methods[ri].insert(label + ": " + o.method);
+    }
     switch (o.status) {
       case Status::proved: ++r.cases_proved; break;
       case Status::not_applicable: ++na_cases[static_cast<std::size_t>(&r - rows.data())]; break;
@@ -639,7 +733,7 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
     for (int ti; (ti = next_task()) >= 0;) absorb(ti, run_task(tasks[static_cast<std::size_t>(ti)], opts));
   } else {
     std::vector<Worker> ws(static_cast<std::size_t>(jobs));
-    for (auto& w : ws) {
+    auto spawn = [&](Worker& w) {
       int a[2], b[2];
       if (::pipe(a) != 0 || ::pipe(b) != 0) throw std::runtime_error("pipe failed");
       const pid_t pid = ::fork();
@@ -647,8 +741,8 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
       if (pid == 0) {
         ::close(a[1]);
         ::close(b[0]);
-        for (const auto& o : ws)  // earlier workers' pipe ends: else they never see EOF
-          if (o.pid > 0) ::close(o.to), ::close(o.from);
+        for (const auto& o : ws)  // the other workers' pipe ends: else they never see EOF
+          if (o.pid > 0 && &o != &w) ::close(o.to), ::close(o.from);
         worker_main(a[0], b[1], tasks, opts);
       }
       ::close(a[0]);
@@ -656,7 +750,9 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
       w.pid = pid;
       w.to = a[1];
       w.from = b[0];
-    }
+      w.buf.clear();
+    };
+    for (auto& w : ws) spawn(w);
     auto dispatch = [&](Worker& w) {
       const int ti = next_task();
       w.task = ti;
@@ -678,11 +774,20 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
         Worker& w = *who[i];
         char tmp[4096];
         const ssize_t n = ::read(w.from, tmp, sizeof tmp);
-        if (n <= 0) {  // the worker died (out of memory, signal): its task is unknown
+        if (n <= 0) {  // the worker died (watchdog, out of memory, signal): its task is unknown
+          int st = 0;
+          ::close(w.to);
+          ::close(w.from);
+          ::waitpid(w.pid, &st, 0);
           TaskOutcome o;
-          o.detail = "worker process died";
+          o.detail = WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM
+                         ? "a query ran past the watchdog (3 x timeout + 10 s): Z3 did not stop"
+                         : "worker process died";
           absorb(w.task, o);
           w.task = -1;
+          w.pid = -1;
+          spawn(w);
+          dispatch(w);
           continue;
         }
         w.buf.append(tmp, static_cast<std::size_t>(n));
@@ -712,13 +817,13 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
       r.detail = "no split case applies";
       continue;
     }
-    const TaskKey probe{r.version, r.platform, r.invariant, 0};
-    (void)probe;
-    const bool symbolic = opts.domain.packed_mode == "symbolic";
-    r.unbounded = info(r.version).packed && symbolic && r.status == Status::proved && opts.domain.workspace_max == 0;
-    if (info(r.version).packed && symbolic)
-      r.method = "lemma chain, one arbitrary greedy step, symbolic B/W/I; split dcp=1 | dcp>=2";
-    else if (info(r.version).packed)
+    const bool chain = info(r.version).packed && bounded_cases[i] < r.cases_proved;
+    r.unbounded =
+        info(r.version).packed && r.status == Status::proved && bounded_cases[i] == 0 && opts.domain.workspace_max == 0;
+    if (chain) {
+      r.method.clear();
+      for (const auto& m : methods[i]) r.method += (r.method.empty() ? "" : " | ") + m;
+    } else if (info(r.version).packed)
       r.method = "split grid, " + std::to_string(r.cases) +
                  " concrete (B, W, I) cases, one arbitrary greedy step (induction), symbolic S/ctx/start/rows";
     else

@@ -34,6 +34,9 @@ whether each invariant holds for every input of the declared domain. Each row is
   --invariant LIST   I-1,I-6,... (default: every invariant; unencoded ones are listed as such)
   --domain K=V       override the domain (repeatable): block=MAX dcp=MAX interleave=MAX
                      mml=MAX mns=MAX workspace=MAX|sized ctx=MAX prefills=MAX
+                     blocks=B1,B2,.. (split grid) packed=auto|split|symbolic (packed
+                     planner: auto = closed lemma chains, unbounded, where encoded and the
+                     split grid for the rest; split = the concrete grid, a cross-check)
   --jobs N           worker processes (default 2)
   --timeout S        per query, seconds (default 30); --rlimit N sets Z3's resource limit
                      (default 4e6 per second of timeout), --seed the solver seed (default 1)
@@ -184,7 +187,8 @@ int run(Args args) {
     for (const auto& r : rows) {
       std::string detail;
       if (r.status == smt::Status::proved) {
-        detail = (r.unbounded ? "unbounded (any S, ctx, start, rows; B,W,I in domain); " : "on the domain; ") +
+        detail = (r.unbounded ? "UNBOUNDED (any B >= 1, W, I | B, S, ctx, start, rows: no upper bound assumed); "
+                              : "on the domain; ") +
                  std::to_string(r.queries) + " queries" +
                  (r.cache_hits ? " (" + std::to_string(r.cache_hits) + " cached)" : "") + ", " + r.method;
         if (!r.detail.empty()) detail += "; " + r.detail;
