@@ -59,10 +59,38 @@ TEST(SmtProve, V6ProvesOnASmallGrid) {
                    {InvariantId::I1_workspace_div_dcp, InvariantId::I2_nonempty_chunk_width, InvariantId::I3_coverage,
                     InvariantId::I6_virtual_block_alignment, InvariantId::I7_local_row_budget});
     o.jobs = 2;
+    o.domain.apply("packed=split");  // the concrete-grid cross-check of the lemma chains
     o.domain.apply("blocks=11000,64");
     o.domain.apply("dcp=3");
     for (const auto& r : prove(o)) EXPECT_EQ(r.status, Status::proved) << info(r.invariant).tag << " " << r.detail;
   }
+}
+
+// The closed lemma chains (symbolic B, W, I): every step proves, no step assumes an upper bound
+// of the domain, so the rows are reported unbounded.
+TEST(SmtProve, PackedLemmaChainsProveUnbounded) {
+  for (Version v : {Version::v6_current, Version::v5_packed}) {
+    auto o = small(v, Platform::cuda,
+                   {InvariantId::I1_workspace_div_dcp, InvariantId::I6_virtual_block_alignment,
+                    InvariantId::I7_local_row_budget, InvariantId::I10_gather_start_semantics});
+    o.platforms = {Platform::cuda, Platform::rocm};
+    o.jobs = 2;
+    for (const auto& r : prove(o)) {
+      EXPECT_EQ(r.status, Status::proved) << name(v) << " " << info(r.invariant).tag << " " << r.detail;
+      EXPECT_TRUE(r.unbounded) << name(v) << " " << info(r.invariant).tag << " " << r.method;
+    }
+  }
+}
+
+// v6 without DCP on CUDA needs S0 = min(.., 65536) >= B: the chain uses the block bound, so the
+// row is PROVED on the domain, not unbounded.
+TEST(SmtProve, V6BudgetChainIsBoundedWhereItMustBe) {
+  auto o = small(Version::v6_current, Platform::cuda, {InvariantId::I2_nonempty_chunk_width});
+  o.jobs = 2;
+  const auto rows = prove(o);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
+  EXPECT_FALSE(rows[0].unbounded) << rows[0].method;
 }
 
 }  // namespace
