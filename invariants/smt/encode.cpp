@@ -342,7 +342,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
     // Sizing: S = qU * A with A the alignment the sizing rounds to (lcm(B, I*W) under DCP, B
     // without) and qU >= 1. v6 without DCP does not round (S = S0): handled separately.
     const bool rounds = c.sized && (dcp || key.version == Version::v5_packed);
-    std::optional<expr> Lsym, Ldef, qU, sizedS, qUpos;
+    std::optional<expr> Lsym, Ldef, qU, sizedS, qUpos, apos;
     if (!sc.lcms().empty()) {
       Lsym = sc.lcms().front().l;
       Ldef = def_of(*Lsym);
@@ -375,9 +375,9 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
       const expr qdef = rewrite(def_of(*qU));
       sizedS = closed("sized-S", "the version's S is round_up(x, A) = qU*A (A = lcm(B, I*W) under DCP, else B)",
                       S == *qU * A, sdef);
-      const expr apos = closed("A-positive", "the sizing's alignment A >= 1", A >= 1, aPos);
+      apos = closed("A-positive", "the sizing's alignment A >= 1", A >= 1, aPos);
       qUpos = closed("sized-quotient-positive", "x >= S0 >= 1, so A*qU >= x >= 1 and qU >= 1", *qU >= 1,
-                     cat(cat(dom(c.mml), dom(c.mns)), {apos, qdef, mono(A, *qU)}));
+                     cat(cat(dom(c.mml), dom(c.mns)), {*apos, qdef, mono(A, *qU)}));
     }
     // Under DCP: P = I*W >= 1, align = P*m, start = P*Tq, local_start = Tq*I.
     std::optional<expr> Ppos, startPT, qLstep;
@@ -420,7 +420,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
       case I2_nonempty_chunk_width: {
         expr sgeA = S >= A;
         if (rounds) {
-          sgeA = closed("S-ge-A", "S = qU*A with qU >= 1", S >= A, {*sizedS, *qUpos, mono(A, *qU - 1)});
+          sgeA = closed("S-ge-A", "S = qU*A with qU >= 1", S >= A, {*sizedS, *qUpos, *apos, mono(A, *qU - 1)});
         } else if (!beh.align_chunk_to_block) {  // v6 without DCP, align 1: S = S0 >= 8 >= 1
           sgeA = closed("S0-positive", "min(max(8*mml, 4*mns*B), 65536) >= 1", S >= 1, cat(cat(dS, dW), dom(c.mml)));
         } else {  // v6 without DCP: S = S0 = min(max(8*mml, 4*mns*B), 65536) >= B needs B <= 65536
@@ -443,7 +443,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
           h = cat(h, dB);
         }
         if (!(dcp || beh.align_chunk_to_block)) {  // align = 1: Mmax = S
-          closed("Mmax-positive", "Mmax = round_down(S, 1) = S >= 1", Mmax > 0, {sgeA}, true);
+          closed("Mmax-positive", "Mmax = round_down(S, 1) = S >= 1", Mmax > 0, cat({sgeA}, dB), true);
           break;
         }
         const expr qM = cp::floordiv(S, align);

@@ -445,7 +445,9 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
       r = s.check();
     }
     // A model of the sliced query may break a dropped fact: re-solve the full query.
+    bool used_full = false;
     if (r == z3::sat) {
+      used_full = true;
       s = make_solver(true);
       hinted = false;
       if (!enc.search_hints.empty()) {
@@ -482,6 +484,14 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
         hinted = false;
         r = s.check();
       }
+    }
+    if (r == z3::unsat && used_full && st.hyps) {
+      // A closed step that needed the whole domain: sound, but not over its own hypotheses, so
+      // the result is bounded by the domain; the export shows the query that was proved.
+      out.unbounded = false;
+      out.method += "; closed step '" + st.name + "' needed the whole domain";
+      if (!opts.emit_smt2_dir.empty())
+        write_smt2(opts.emit_smt2_dir, key, static_cast<int>(i), st, enc, domain, s.to_smt2(), opts.domain);
     }
     if (r == z3::unsat) {
       if (!opts.cache_dir.empty()) {
