@@ -162,6 +162,8 @@ bool lemma_chain_encoded(InvariantId id, bool dcp, bool sized) {
     case I4_global_row_budget:
     case I6_virtual_block_alignment:
     case I7_local_row_budget:
+    case I8_local_length_bookkeeping:
+    case I9_reorg_exact:
     case I10_gather_start_semantics: return true;
     default: return false;
   }
@@ -516,6 +518,104 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
         closed("gather-start", "every rank's first local slot of the span is local_start: base = Tq*I, rem = 0",
                dcp_local_len(start, W, r, I) == local_start,
                cat(dom(r), {*startPT, q1s, q2s, *qLstep, *Ppos, mono(I, r)}), true);
+        break;
+      }
+      case I8_local_length_bookkeeping:
+      case I9_reorg_exact: {
+        // Per rank r (symbolic, 0 <= r < W). dcp_local_len(e) = b*I + min(max(rem - r*I, 0), I) with
+        // a = e // I, b = a // W, rem = e - (b*I)*W; padded_local_rows(e) = c*I with c = cdiv(e, I*W).
+        const expr r = ctx.int_const("rank");
+        fact(enc, r >= 0 && r < W, {r});
+        enc.shown.push_back({"rank", r});
+        const expr q1 = cp::floordiv(start, I);
+        const expr q1s = closed("start-div-I", "floordiv(I*(W*Tq), I) = W*Tq", q1 == W * Tq,
+                                {*startPT, def_of(q1), *Ppos, mono(I, W * Tq - q1)});
+        const expr q2 = cp::floordiv(q1, W);
+        const expr q2s =
+            closed("div-W", "floordiv(W*Tq, W) = Tq", q2 == Tq, {q1s, def_of(q2), *Ppos, mono(W, Tq - q2)});
+        const expr gs = closed("gather-start", "dcp_local_len(start) = Tq*I = local_start for every rank",
+                               dcp_local_len(start, W, r, I) == local_start,
+                               cat(dom(r), {*startPT, q1s, q2s, *qLstep, *Ppos, mono(I, r)}));
+        const expr qL = cp::cdiv(start, V);
+        struct Span {
+          expr b, c, rem, range, cd, share;
+        };
+        // The rows rank r owns of the prefix [0, e) against the padded prefix rows (any e).
+        auto span = [&](const expr& e, const std::string& tag) {
+          const expr a = cp::floordiv(e, I);
+          const expr b = cp::floordiv(a, W);
+          const expr rem = e - (b * I) * W;  // the `rem` of dcp_local_len (same term)
+          const expr cq = cp::cdiv(e, V);
+          const expr dl = dcp_local_len(e, W, r, I);
+          const expr pad = padded_local_rows(e, I, W);
+          const expr range = closed(tag + "-rem-range", "e = I*a + r1, a = W*b + r2: rem = I*r2 + r1 in [0, I*W - 1]",
+                                    rem >= 0 && rem <= V - 1,
+                                    {def_of(a), def_of(b), *Ppos, mono(I, a - W * b), mono(I, W * b + W - 1 - a)});
+          const expr cd = closed(tag + "-cdiv", "cdiv(e, I*W) = b if rem = 0, else b + 1",
+                                 z3::implies(rem == 0, cq == b) && z3::implies(rem >= 1, cq == b + 1),
+                                 {range, def_of(cq), *Ppos, mono(V, cq - b), mono(V, cq - b - 1), mono(V, cq - b - 2)});
+          const expr share =
+              closed(tag + "-share", "b*I <= dcp_local_len(e) <= padded_local_rows(e), equal when rem = 0",
+                     b * I <= dl && dl <= pad && z3::implies(rem == 0, dl == b * I && dl == pad),
+                     cat(dom(r), {range, cd, *Ppos, mono(I, r), mono(I, cq - b), mono(I, cq - b - 1)}));
+          return Span{b, cq, rem, range, cd, share};
+        };
+        if (inv == I8_local_length_bookkeeping) {
+          // (b) of check_I8 for an arbitrary span [start, start + len) (every piece is one).
+          // (a), sum over the W ranks of local_ctx == ctx, needs a sum over a symbolic W: not encoded.
+          const expr len = ctx.int_const("span_len");
+          fact(enc, len >= 0, {len});
+          enc.shown.push_back({"span_len", len});
+          const expr e = start + len;
+          const Span s = span(e, "end");
+          closed("owned-le-padded",
+                 "rows rank r owns in [start, start+len) <= padded_local_rows(start+len) - local_start",
+                 dcp_local_len(e, W, r, I) - dcp_local_len(start, W, r, I) <= padded_local_rows(e, I, W) - local_start,
+                 {gs, s.share}, true);
+          enc.steps.back().abstract_products = true;  // linear over the products
+          break;
+        }
+        // I-9 at count level, both pieces of the step: take-all [start, ctx) (start + remaining = ctx)
+        // and the split [start, start + k*align).
+        const expr lctx = dcp_local_len(cx, W, r, I);
+        const Span sc_ = span(cx, "ctx");
+        const expr cge = closed("ctx-ge-start", "ctx > start = (I*W)*Tq and ctx <= (I*W)*b + I*W - 1 give b >= Tq",
+                                sc_.b >= Tq, cat(dom(start), {sc_.range, *startPT, *Ppos, mono(V, sc_.b - Tq + 1)}));
+        const expr qk = kmax;
+        const expr qr = cp::floordiv(remaining - ctx.int_val(1), align);
+        std::vector<expr> hin = cat(cat(dom(k), dom(start)), {def_of(qk), def_of(qr), *Ppos, mono(align, qk - k),
+                                                                mono(align, k)});
+        if (beh.align_chunk_to_block) hin.push_back(*Ldef);
+        const expr sin = closed("split-inside", "k <= kmax: k*align <= max(cap, 0) <= remaining - 1",
+                                split >= 0 && split <= remaining - 1, hin);
+        expr Ts = Tq + k;
+        std::vector<expr> hm = cat(dom(k), {*startPT});
+        if (beh.align_chunk_to_block) {
+          const expr m = sc.lcms().front().y;
+          Ts = Tq + m * k;
+          hm = cat(hm, {*Ldef, mono(k + 1, align - V * m), mono(m, k)});
+        }
+        const expr es = start + split;
+        const expr sm = closed("split-end-multiple", "start + k*align = (I*W)*Ts, Ts >= 0", es == V * Ts && Ts >= 0, hm);
+        const Span ss = span(es, "split");
+        const expr sx = closed("split-end-exact", "(I*W)*Ts = (I*W)*b + rem with 0 <= rem < I*W: rem = 0, b = Ts",
+                               ss.rem == 0 && ss.b == Ts, {ss.range, sm, *Ppos, mono(V, Ts - ss.b)});
+        const expr cov = closed("ctx-covers-split", "ctx >= start + split + 1 = (I*W)*Ts + 1 gives b_ctx >= Ts",
+                                sc_.b >= Ts, {sc_.range, sm, sin, *Ppos, mono(V, sc_.b - Ts + 1)});
+        const expr pll_all = padded_local_rows(cx, I, W) - local_start;
+        const expr pll_split = padded_local_rows(es, I, W) - local_start;
+        const expr own_all = lctx - dcp_local_len(start, W, r, I);
+        const expr own_split = dcp_local_len(es, W, r, I) - dcp_local_len(start, W, r, I);
+        const expr f1 = closed("ls-le-ctx-base", "local_start = qL*I <= b_ctx*I (b_ctx >= Tq = qL)",
+                               local_start <= sc_.b * I, {cge, *qLstep, *Ppos, mono(I, sc_.b - qL)});
+        const expr f2 = closed("split-base-le-ctx-base", "b_split*I <= b_ctx*I (b_ctx >= Ts = b_split)",
+                               ss.b * I <= sc_.b * I, {sx, cov, *Ppos, mono(I, sc_.b - ss.b)});
+        closed("kept-eq-owned",
+               "reorg_kept_rows(dcp_local_len(ctx), local_start, padded_local_len) = rows rank r owns in the piece",
+               z3::implies(take_all, arith::reorg_kept_rows(lctx, local_start, pll_all) == own_all) &&
+                   z3::implies(!take_all, arith::reorg_kept_rows(lctx, local_start, pll_split) == own_split),
+               {gs, sc_.share, ss.share, sx, f1, f2}, true);
+        enc.steps.back().abstract_products = true;  // linear over the products
         break;
       }
       default: throw std::logic_error("lemma chain not encoded");

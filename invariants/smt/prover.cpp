@@ -147,9 +147,11 @@ bool encoded(Version v, InvariantId id, std::string* why) {
   };
   switch (id) {
     case I8_local_length_bookkeeping:
-      return no("not encoded: needs a sum over W ranks (per-rank form planned); checked token by token by `check`");
+      if (info(v).packed) break;  // per-rank form (b); (a) needs a sum over W ranks
+      return no("not encoded for the old planner (packed planner only: per-rank lemma chain)");
     case I9_reorg_exact:
-      return no("not encoded: token-level (which position lands in which row); the count level follows I-6/I-10");
+      if (info(v).packed) break;  // count level, per rank
+      return no("not encoded for the old planner (packed planner only: count level, per rank)");
     case I11_config_validity: return no("a rule of the case format (interleave | block), enforced on input");
     case I12_merge_preconditions: return no("about merge kernels' NaN rules and batch order, not planner arithmetic");
     case I13_context_prefix: return no("about batch order (context-free prefills first), not planner arithmetic");

@@ -82,6 +82,17 @@ TEST(SmtProve, PackedLemmaChainsProveUnbounded) {
   }
 }
 
+// I-8 (per rank, form (b)) has a closed chain for the packed planner: PROVED, unbounded. (I-9's
+// count-level chain takes ~25 s per row; it runs in `chunkproof prove`, not here.)
+TEST(SmtProve, PackedLocalLengthChainProvesUnbounded) {
+  auto o = small(Version::v6_current, Platform::rocm, {InvariantId::I8_local_length_bookkeeping});
+  o.jobs = 2;
+  const auto rows = prove(o);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
+  EXPECT_TRUE(rows[0].unbounded) << rows[0].method;
+}
+
 // v6 without DCP on CUDA needs S0 = min(.., 65536) >= B: the chain uses the block bound, so the
 // row is PROVED on the domain, not unbounded.
 TEST(SmtProve, V6BudgetChainIsBoundedWhereItMustBe) {
