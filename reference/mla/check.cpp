@@ -19,6 +19,16 @@ namespace cp::mla {
 
 namespace {
 
+// merge_attn_states over `tokens` x `heads` rows of `dim` floats, every tensor contiguous
+// ([token][head][dim], lse [head][token]); flavour 0 = Triton, 1 = CUDA.
+void merge_contiguous(int flavour, float* out, float* out_lse, const float* prefix, const float* prefix_lse,
+                      const float* suffix, const float* suffix_lse, int tokens, int heads, int dim) {
+  const long ts = static_cast<long>(heads) * dim, hs = dim;
+  const MergeTensors m{out,    out_lse,    ts, hs, prefix, prefix_lse, ts, hs,
+                       suffix, suffix_lse, ts, hs, tokens, heads,      dim};
+  merge_attn_states(flavour == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m);
+}
+
 using Row = std::uint16_t;  // bf16 bits
 
 // One prefill request's running state.
@@ -451,23 +461,8 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
         }
         mo.assign(th * s.Vd, 0.0f);
         ml.assign(th, 0.0f);
-        const long ts = static_cast<long>(s.N) * s.Vd, hs = s.Vd;
-        MergeTensors m{mo.data(),
-                       ml.data(),
-                       ts,
-                       hs,
-                       w.part_out[f].data(),
-                       w.part_lse[f].data(),
-                       ts,
-                       hs,
-                       po.data(),
-                       pl.data(),
-                       ts,
-                       hs,
-                       w.qn,
-                       s.N,
-                       s.Vd};
-        merge_attn_states(f == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m);
+        merge_contiguous(f, mo.data(), ml.data(), w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(),
+                         w.qn, s.N, s.Vd);
         w.part_out[f] = mo;
         w.part_lse[f] = ml;
       }
@@ -506,25 +501,11 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
         w.part_out[f].assign(th * s.Vd, 0.0f);
         w.part_lse[f].assign(th, neg_inf());
       }
-      const long ts = static_cast<long>(s.N) * s.Vd, hs = s.Vd;
       std::vector<float> lse(th);  // [N][qn]
-      MergeTensors m{vl_out[f].data() + base,
-                     lse.data(),
-                     ts,
-                     hs,
-                     w.part_out[f].data(),
-                     w.part_lse[f].data(),
-                     ts,
-                     hs,
-                     po.data(),
-                     pl.data(),
-                     ts,
-                     hs,
-                     w.qn,
-                     s.N,
-                     s.Vd};
-      merge_attn_states(f == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m);
+      merge_contiguous(f, vl_out[f].data() + base, lse.data(), w.part_out[f].data(), w.part_lse[f].data(), po.data(),
+                       pl.data(), w.qn, s.N, s.Vd);
       // S4/S5: tokens at or past prefill_tokens_with_context take the suffix alone.
+      const long ts = static_cast<long>(s.N) * s.Vd;  // floats per token
       if (plan.prefill_tokens_with_context)
         for (int t = 0; t < w.qn; ++t)
           if (w.token0 + t >= *plan.prefill_tokens_with_context)
