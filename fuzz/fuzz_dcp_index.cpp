@@ -208,6 +208,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.ctx.push_back(fdp.ConsumeIntegralInRange<std::int64_t>(0, 2048));
     c.q.push_back(fdp.ConsumeIntegralInRange<std::int64_t>(1, 16));
   }
+  order_decodes_first(c);
   if (std::getenv("CHUNKPROOF_PRINT_CASE")) std::printf("case: %s\n", print_case(c).c_str());
   check_movement(c);
   return 0;

@@ -120,6 +120,8 @@ extern "C" int ChunkproofReplayCaseFile(const char* path, const std::uint8_t* da
         as_expected = ev.outcome == Outcome::ok;
       else if (want == "assert")
         as_expected = ev.outcome == Outcome::assert_fired;
+      else if (want == "crash")
+        as_expected = ev.outcome == Outcome::crashed;
       else if (want.rfind("violation", 0) == 0) {
         as_expected = ev.outcome == Outcome::violation;
         std::istringstream tags(want.substr(9));

@@ -55,6 +55,7 @@ std::string_view name(Outcome o) {
   switch (o) {
     case Outcome::ok: return "ok";
     case Outcome::assert_fired: return "assert";
+    case Outcome::crashed: return "crash";
     case Outcome::violation: return "violation";
   }
   return "?";
@@ -87,7 +88,9 @@ Evaluation evaluate(const Case& c) {
     ev.results.push_back(check(inv.id, c, ev.plan));
     any = any || ev.results.back().verdict == Verdict::violated;
   }
-  if (c.asserts && !ev.plan.asserts.empty()) ev.outcome = Outcome::assert_fired;
+  // A crash is no assert: `python -O` (asserts=off) does not strip it.
+  if (ev.plan.crashed()) ev.outcome = Outcome::crashed;
+  else if (c.asserts && !ev.plan.asserts.empty()) ev.outcome = Outcome::assert_fired;
   else if (any) ev.outcome = Outcome::violation;
   return ev;
 }

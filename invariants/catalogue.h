@@ -66,7 +66,7 @@ inline constexpr std::size_t kMaxRecorded = 8;
 // One check. `plan` must come from make_plan(c).
 InvariantResult check(InvariantId id, const Case& c, const Plan& plan);
 
-enum class Outcome { ok, assert_fired, violation };
+enum class Outcome { ok, assert_fired, crashed, violation };
 std::string_view name(Outcome o);
 
 struct Evaluation {

@@ -69,6 +69,7 @@ inline void gen_batch(Case& c, int max_reqs) {
     c.q.push_back(*rc::gen::weightedOneOf<std::int64_t>(
         {{1, rc::gen::just<std::int64_t>(1)}, {4, rc::gen::inRange<std::int64_t>(2, 65)}}));
   }
+  order_decodes_first(c);  // vLLM's batch order: decodes lead (case format rule)
 }
 
 // An engine configuration for `version`: block, dcp, interleave (dividing block) and either

@@ -61,6 +61,7 @@ inline RegressionFile read_regression_file(const std::filesystem::path& path) {
     const std::string verdict = trim(s.substr(colon + 1));
     if (verdict == "ok") ex.outcome = Outcome::ok;
     else if (verdict == "assert") ex.outcome = Outcome::assert_fired;
+    else if (verdict == "crash") ex.outcome = Outcome::crashed;
     else if (verdict.rfind("violation", 0) == 0) {
       ex.outcome = Outcome::violation;
       std::string list = trim(verdict.substr(9));

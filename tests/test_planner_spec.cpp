@@ -50,12 +50,16 @@ TEST(UpstreamS8, ContinuationOnlyOnAChunksFirstRequest) {
   EXPECT_EQ(cont, (std::vector<bool>{false, true, false}));
 }
 
+// test_prefills_without_context_are_skipped_and_reported: "covered" is computed as upstream
+// computes it, from each chunk's request slice (range(chunk.request_start, chunk.request_end)),
+// so a chunk packed across the context-free request 1 would cover it and fail.
 TEST(UpstreamS8, ContextFreeRequestsGetEmptyTokenRanges) {
   const Evaluation ev = eval("version=v6-current platform=cuda workspace=1024 block=16 ctx=64,0,64,0 q=4,4,4,4");
   std::set<int> covered;
   for (const auto& ch : ev.plan.chunks)
-    for (const auto& e : ch.entries) covered.insert(e.request);
+    for (int r = ch.request_start; r < ch.request_end; ++r) covered.insert(r);
   EXPECT_EQ(covered, (std::set<int>{0, 2}));
+  EXPECT_EQ(ev.plan.chunks.size(), 2u);
   ASSERT_TRUE(ev.plan.prefill_tokens_with_context.has_value());
   EXPECT_EQ(*ev.plan.prefill_tokens_with_context, 12);
   EXPECT_EQ(ev.plan.empty_token_ranges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 8}}));
@@ -200,11 +204,11 @@ TEST(Spec6, InterleaveAndUnroundedCountersFailTheForwardAsserts) {
       {"version=v2-interleave platform=cuda workspace=32768 block=64 dcp=2 interleave=64 "
        "ctx=12000,500,500,500,500,500 q=4,4,4,4,4,4",
        "reorganized_kv_c_normed.shape[0] == sum_seq_len", "kept 8004 rows, sum_seq_len=7940"},
-      {"version=v4-pr47327 platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,30000,30000 q=4,4,4",
+      {"version=v4-pr47327 builder=sparse platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,30000,30000 q=4,4,4",
        "toks <= allgather_offset", "toks=8193"},
-      {"version=v4-pr47327 platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,100,100 q=4,4,4",
+      {"version=v4-pr47327 builder=sparse platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,100,100 q=4,4,4",
        "reorganized_kv_c_normed.shape[0] == sum_seq_len", "kept 22048 rows, sum_seq_len=22045"},
-      {"version=v4-pr47327 platform=rocm workspace=32768 block=64 dcp=4 interleave=1 ctx=12000,12000,12000 q=4,4,4",
+      {"version=v4-pr47327 builder=sparse platform=rocm workspace=32768 block=64 dcp=4 interleave=1 ctx=12000,12000,12000 q=4,4,4",
        "toks <= allgather_offset", "toks=8193"},
   };
   for (const auto& c : cases) {

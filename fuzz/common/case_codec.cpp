@@ -227,6 +227,7 @@ Case decode_case(FuzzedDataProvider& fdp, const Selection& sel) {
   Reader r(fdp);
   Case c;
   schema(r, c, sel);
+  order_decodes_first(c);  // vLLM's batch order (a no-op on cases encode_case wrote)
   return c;
 }
 

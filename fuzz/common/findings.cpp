@@ -22,6 +22,7 @@ std::uint64_t fnv1a(std::string_view s) {
 
 std::string signature(const Evaluation& ev) {
   const std::string who = std::string(name(ev.c.version)) + "/" + std::string(name(ev.c.platform));
+  if (ev.outcome == Outcome::crashed) return who + " crash: " + ev.first_assert()->which;
   if (ev.outcome == Outcome::assert_fired) {
     const AssertFailure* a = ev.first_assert();
     return who + " assert[" + (a ? a->stage : std::string("?")) + "]: " + (a ? a->which : std::string("?"));
@@ -42,6 +43,7 @@ std::string signature(const Evaluation& ev) {
 
 std::string primary_invariant(const Evaluation& ev) {
   if (ev.outcome == Outcome::assert_fired) return "assert";
+  if (ev.outcome == Outcome::crashed) return "crash";
   for (const auto& r : ev.results)
     if (r.verdict == Verdict::violated) return std::string(info(r.id).tag);
   return {};

@@ -253,6 +253,7 @@ std::string expect_line(const Case& c) {
     const Evaluation ev = evaluate(c);
     std::string v = "# expect " + std::string(name(c.version)) + ": ";
     if (ev.outcome == Outcome::assert_fired) return v + "assert";
+    if (ev.outcome == Outcome::crashed) return v + "crash";
     if (ev.outcome == Outcome::ok) return v + "ok";
     std::string tags;
     for (const auto& r : ev.results)

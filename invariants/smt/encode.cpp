@@ -17,7 +17,7 @@
 #include <algorithm>
 
 #include "reference/dcp/ownership.h"
-#include "reference/planner/arith.h"
+#include "reference/planner/steps.h"
 
 namespace cp::smt {
 namespace {
@@ -32,26 +32,9 @@ std::int64_t get(const z3::model& m, const expr& e) {
 
 bool is_packed(Version v) { return info(v).packed; }
 
-// round_to of the old planner (spec §2.4), as planner/old_planner.cpp computes it.
-expr old_rounding(Version v, Platform p, const expr& B, const expr& W) {
-  if (v == Version::pr41229) return p == Platform::cuda ? cp::lcm(B, W) : W;
-  return behaviour(v, p).round_chunk ? B : lit(B, 1);
-}
-
-// Workspace S of the version (spec §1) from the engine config, the way make_plan sizes it.
-expr sized_workspace(Version v, const expr& mml, const expr& mns, const expr& B, const expr& W, const expr& I) {
-  switch (v) {
-    case Version::v0_early: return arith::workspace_v0(mml, mns, B);
-    case Version::v1_dcp:
-    case Version::v2_interleave:
-    case Version::v3_pr46114:
-    case Version::v4_pr47327: return arith::workspace_legacy(mml, mns, B);
-    case Version::pr41229: return arith::workspace_pr41229(mml, mns, B, W);
-    case Version::v5_packed: return arith::workspace_v5(mml, mns, B, W, I);
-    case Version::v6_current: return arith::workspace_v6(mml, mns, B, W, I);
-  }
-  throw std::logic_error("unknown version");
-}
+// The prover's cases are (version, platform) with vLLM's default builder (dense); the steps
+// themselves are reference/planner/steps.h, the same templates the planner runs.
+constexpr Builder kBuilder = Builder::dense;
 
 struct Triple {
   std::int64_t B, W, I;
@@ -121,7 +104,7 @@ Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, 
     bound(enc, c.mml <= ctx.int_val(d.mml_max), {c.mml});
     fact(enc, c.mns >= 1, {c.mns});
     bound(enc, c.mns <= ctx.int_val(d.mns_max), {c.mns});
-    c.Sexpr = sized_workspace(v, c.mml, c.mns, c.B, c.W, c.I);
+    c.Sexpr = steps::workspace_size(info(v), c.mml, c.mns, c.B, c.W, c.I);
     fact(enc, c.S == c.Sexpr, {c.S});
   } else {
     fact(enc, c.mml == 0 && c.mns == 0, {c.mml, c.mns});
@@ -196,13 +179,11 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
   Common c = make_common(ctx, enc, d, key.version, dcp, 2, d.dcp_max, tr);
   const expr &S = c.S, &W = c.W, &I = c.I, &B = c.B;
   const expr V = I * W;
-  const VersionBehaviour beh = behaviour(key.version, key.platform);
+  const bool aligns_to_block = packed_aligns_to_block(kBuilder, key.platform);
 
   // Step 1 of plan_packed: alignment, budgets, Mmax.
-  expr align = beh.align_chunk_to_block ? B : ctx.int_val(1);
-  if (dcp) align = cp::lcm(align, V);
-  const expr rb = dcp ? cp::floordiv(S, W) : S;
-  const expr Mmax = cp::round_down(S, align);
+  const auto pp = steps::packed_params(key.platform, kBuilder, S, B, W, I, dcp);
+  const expr &align = pp.align, &rb = pp.row_budget, &Mmax = pp.Mmax;
 
   // One arbitrary step of the greedy loop (step 2). Induction hypothesis: start is a multiple
   // of align (0 for the first piece) and the open chunk's rows fit the budget.
@@ -216,19 +197,19 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
   fact(enc, ks >= 0 && start == align * ks && start < cx, {start, ks});
   fact(enc, rows >= 0 && rows <= rb, {rows});
   enc.shown.insert(enc.shown.end(), {{"ctx", cx}, {"start", start}, {"rows", rows}, {"split_div_align", k}});
-  auto need = [&](const expr& s, const expr& len) { return arith::packed_rows_needed(s, len, I, W, dcp); };
+  auto need = [&](const expr& s, const expr& len) { return steps::packed_need(s, len, I, W, dcp); };
   const expr remaining = cx - start;
   const expr full = need(start, remaining);
-  const expr take_all = rows + full <= rb;
-  const expr cap = arith::packed_split_cap(remaining, align, Mmax);
-  const expr kmax = cp::floordiv(cp::max(cap, ctx.int_val(0)), align);
-  // The binary search's postcondition: k in [0, kmax], rows for k*align fit, and k == kmax
-  // or k+1 would not fit. (pred(0) holds since rows <= rb, so this is what the search returns.)
+  const expr take_all = steps::packed_takes_all(pp, rows, start, cx, I, W, dcp);
+  const expr cap = arith::packed_split_cap(remaining, align, Mmax);  // named in lemma I-2's chain
+  const expr kmax = steps::packed_kmax(pp, start, cx);
+  // The binary search's postcondition (pred(0) holds since rows <= rb, so this is what the
+  // search returns). A context-free request only closes the chunk (rows := 0), a state the
+  // induction hypothesis already covers, so the step is the one for ctx >= 1.
   const expr split = k * align;
-  const expr fits_k = rows + need(start, split) <= rb;
-  const expr fits_k1 = rows + need(start, (k + 1) * align) <= rb;
-  fact(enc, k >= 0 && k <= kmax && fits_k && (k == kmax || !fits_k1), {k});
-  const expr local_start = padded_local_rows(start, I, W);  // plan_packed's add(): local start
+  const expr fits_k = steps::packed_split_fits(pp, rows, start, k, I, W, dcp);
+  fact(enc, steps::packed_split_postcondition(pp, rows, start, cx, k, I, W, dcp), {k});
+  const expr local_start = steps::packed_local_start(start, I, W);  // plan_packed's add(): local start
   enc.built = Mmax > 0;                                     // else the planner asserts (I-2)
   enc.method = "lemma chain over one arbitrary greedy step (induction), symbolic B/W/I";
   enc.unbounded = true;
@@ -269,7 +250,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
       step("sized-S-ge-A", "round_up(max(S0, ...), A) >= A", S >= A);
       if (key.platform == Platform::rocm) step("A-ge-align", "A = (I*W)*y >= I*W = align", A >= align);
     } else {
-      if (key.version == Version::v6_current)
+      if (info(key.version).sizing == SizingRule::packed_v6)
         step("S0-ge-B", "min(max(8*mml, 4*mns*B), 65536) >= B for B <= 65536", S >= B);
       else
         step("S-ge-B", "round_up(max(S0, mns*B), B) >= B", S >= B);
@@ -343,7 +324,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
     const expr one = ctx.int_val(1);
     // Sizing: S = qU * A with A the alignment the sizing rounds to (lcm(B, I*W) under DCP, B
     // without) and qU >= 1. v6 without DCP does not round (S = S0): handled separately.
-    const bool rounds = c.sized && (dcp || key.version == Version::v5_packed);
+    const bool rounds = c.sized && (dcp || info(key.version).sizing == SizingRule::packed_v5);
     std::optional<expr> Lsym, Ldef, qU, sizedS, qUpos, apos;
     if (!sc.lcms().empty()) {
       Lsym = sc.lcms().front().l;
@@ -387,7 +368,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
     if (dcp) {
       Ppos = closed("IW-positive", "I >= 1, W >= 2 give I*W >= 2", V >= 1 && W >= 1 && I >= 1,
                     cat(cat(dI, dW), {mono(I, W - 1)}));
-      const bool cuda_align = beh.align_chunk_to_block;
+      const bool cuda_align = aligns_to_block;
       std::vector<expr> h = dom(start);
       if (cuda_align) {
         const expr m = sc.lcms().front().y;
@@ -423,7 +404,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
         expr sgeA = S >= A;
         if (rounds) {
           sgeA = closed("S-ge-A", "S = qU*A with qU >= 1", S >= A, {*sizedS, *qUpos, *apos, mono(A, *qU - 1)});
-        } else if (!beh.align_chunk_to_block) {  // v6 without DCP, align 1: S = S0 >= 8 >= 1
+        } else if (!aligns_to_block) {  // v6 without DCP, align 1: S = S0 >= 8 >= 1
           sgeA = closed("S0-positive", "min(max(8*mml, 4*mns*B), 65536) >= 1", S >= 1, cat(cat(dS, dW), dom(c.mml)));
         } else {  // v6 without DCP: S = S0 = min(max(8*mml, 4*mns*B), 65536) >= B needs B <= 65536
           enc.method += "; v6 without DCP: bounded by block <= " + std::to_string(d.block_max) + " (S0 <= 65536)";
@@ -433,7 +414,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
         expr aPos = align >= 1;
         std::vector<expr> h{sgeA};
         if (dcp) {
-          if (beh.align_chunk_to_block) {
+          if (aligns_to_block) {
             h.push_back(*Ldef);
           } else {  // rocm: align = I*W <= lcm
             const expr le = closed("align-le-A", "A = (I*W)*y with y >= 1, so I*W <= A", align <= A,
@@ -441,10 +422,10 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
             h.push_back(le);
             h.push_back(*Ppos);
           }
-        } else if (beh.align_chunk_to_block) {
+        } else if (aligns_to_block) {
           h = cat(h, dB);
         }
-        if (!(dcp || beh.align_chunk_to_block)) {  // align = 1: Mmax = S
+        if (!(dcp || aligns_to_block)) {  // align = 1: Mmax = S
           closed("Mmax-positive", "Mmax = round_down(S, 1) = S >= 1", Mmax > 0, cat({sgeA}, dB), true);
           break;
         }
@@ -585,12 +566,12 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
         const expr qr = cp::floordiv(remaining - ctx.int_val(1), align);
         std::vector<expr> hin = cat(cat(dom(k), dom(start)), {def_of(qk), def_of(qr), *Ppos, mono(align, qk - k),
                                                                 mono(align, k)});
-        if (beh.align_chunk_to_block) hin.push_back(*Ldef);
+        if (aligns_to_block) hin.push_back(*Ldef);
         const expr sin = closed("split-inside", "k <= kmax: k*align <= max(cap, 0) <= remaining - 1",
                                 split >= 0 && split <= remaining - 1, hin);
         expr Ts = Tq + k;
         std::vector<expr> hm = cat(dom(k), {*startPT});
-        if (beh.align_chunk_to_block) {
+        if (aligns_to_block) {
           const expr m = sc.lcms().front().y;
           Ts = Tq + m * k;
           hm = cat(hm, {*Ldef, mono(k + 1, align - V * m), mono(m, k)});
@@ -749,7 +730,7 @@ Encoding encode_old(z3::context& ctx, Z3Scope&, const TaskKey& key, const Domain
     return enc;
   }
   const bool page_gather = inv == I5_page_aligned_starts;
-  if (page_gather && key.version != Version::v0_early && key.version != Version::v1_dcp) {
+  if (page_gather && vi.gather_without_dcp != GatherKind::page_rounding) {
     enc.na = "this version uses the token-major or cp_gather kernel: arbitrary starts are exact";
     return enc;
   }
@@ -759,9 +740,8 @@ Encoding encode_old(z3::context& ctx, Z3Scope&, const TaskKey& key, const Domain
                          dcp ? 2 : 1, vi.supports_dcp ? d.dcp_max : 1);
   const expr &S = c.S, &W = c.W, &I = c.I, &B = c.B;
   if (c.sized) fact(enc, c.mns >= ctx.int_val(n), {c.mns});  // a step has at most max_num_seqs prefills
-  const expr r = old_rounding(key.version, key.platform, B, W);
   const expr nn = ctx.int_val(n);
-  const expr M = arith::old_chunk_width(S, nn, r);
+  const expr M = steps::old_chunk_width(vi, key.platform, kBuilder, S, nn, B, W);
   std::vector<expr> cxs;
   expr maxctx = ctx.int_val(0);
   for (std::int64_t i = 0; i < n; ++i) {
@@ -797,14 +777,10 @@ Encoding encode_old(z3::context& ctx, Z3Scope&, const TaskKey& key, const Domain
   auto step = [&](std::string name, std::string comment, expr goal, bool direct = true) {
     enc.steps.push_back({std::move(name), std::move(comment), std::move(goal), std::nullopt, direct});
   };
-  const expr start = cc * M;
-  const expr len0 = arith::old_span_len(cxs[0], cc, M);
-  const bool v1 = key.version == Version::v1_dcp;
-  const expr PL = dcp ? (v1 ? cp::floordiv(M, W) : arith::old_local_chunk(M, I, W)) : ctx.int_val(0);
-  const expr local_start = cc * PL;
-  auto local_len = [&](const expr& cx) {
-    return v1 ? arith::v1_local_len(cx, cc, M, W) : arith::old_local_len(cx, cc, PL, I, W);
-  };
+  const expr PL = dcp ? steps::old_local_chunk(vi, M, I, W) : ctx.int_val(0);
+  const auto entry0 = steps::old_entry(vi, cxs[0], cc, M, PL, I, W);
+  const expr &start = entry0.start, &len0 = entry0.len, &local_start = entry0.local_start;
+  auto local_len = [&](const expr& cx) { return steps::old_entry(vi, cx, cc, M, PL, I, W).padded_local_len; };
 
   switch (inv) {
     case I1_workspace_div_dcp:

@@ -134,7 +134,7 @@ bool applicable(Version v, InvariantId id, std::string* why) {
   const bool dcp_only = id == I1_workspace_div_dcp || id == I6_virtual_block_alignment || id == I7_local_row_budget ||
                         id == I8_local_length_bookkeeping || id == I9_reorg_exact || id == I10_gather_start_semantics;
   if (dcp_only && !vi.supports_dcp) return no("no DCP in this version");
-  if (id == I5_page_aligned_starts && v != Version::v0_early && v != Version::v1_dcp)
+  if (id == I5_page_aligned_starts && vi.gather_without_dcp != GatherKind::page_rounding)
     return no("token-major / cp_gather kernel: arbitrary starts are exact");
   return true;
 }
@@ -393,7 +393,8 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
     auto make_solver = [&](bool full) {
       z3::solver s(ctx);
       z3::params p(ctx);
-      p.set("timeout", static_cast<unsigned>(timeout * 1000));
+      // No Z3 "timeout": its timer thread can deadlock under load (Z3 4.8.12); the rlimit bounds
+      // the work deterministically and the worker's alarm() watchdog bounds the wall time.
       p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(rlimit, 4000000000ull)));
       p.set("random_seed", opts.seed);
       s.set(p);
@@ -942,7 +943,9 @@ std::vector<std::pair<std::string, std::string>> check_lemma_library(double time
     z3::expr goal = build(scope);
     z3::solver s(ctx);
     z3::params p(ctx);
-    p.set("timeout", static_cast<unsigned>(timeout_s * 1000));
+    // rlimit, not "timeout": Z3 4.8.12's scoped_timer can deadlock under load (seen here: the
+    // main thread blocked on the timer pool's mutex for 20 minutes); rlimit is deterministic.
+    p.set("rlimit", static_cast<unsigned>(timeout_s * 4.0e6));
     s.set(p);
     for (const auto& e : scope.defs()) s.add(e);
     s.add(!goal);

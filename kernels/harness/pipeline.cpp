@@ -5,6 +5,7 @@
 
 #include "kernels/mla_launch.h"
 #include "kernels/runtime.h"
+#include "reference/dcp/movement.h"
 #include "reference/mla/math/all.h"
 
 namespace cp::gpu {
@@ -159,25 +160,16 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
     const Chunk& ch = *cr.ch;
     rows_total = ch.total_tokens();
     ensure(ws, static_cast<std::size_t>(std::max<std::int64_t>(rows_total, 1)) * R);
-    if (c.dcp == 1) {
-      std::vector<GatherEntry> es;
-      for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-        const auto& e = ch.entries[b];
-        const std::int64_t first = plan.gather == GatherKind::page_rounding ? e.start / c.block * c.block : e.start;
-        es.push_back({e.request, first, ch.cu_seq_lens[b], e.len});
-      }
+    const ChunkMovement mv = chunk_movement(plan, ch);  // the one description of the data path
+    std::vector<GatherEntry> es;
+    for (const auto& g : mv.gather) es.push_back({g.request, g.src, g.dst, g.len});
+    DeviceBuffer<GatherEntry> ed(es);
+    if (!mv.dcp) {
       if (o.poison) ws.poison();
-      DeviceBuffer<GatherEntry> ed(es);
       launch_gather_positions(cv, ed.data(), static_cast<int>(es.size()), rows_total, ws.data());
     } else {
-      const std::int64_t toks = ch.local_tokens();
-      std::vector<GatherEntry> es;
-      for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-        const auto& e = ch.entries[b];
-        es.push_back({e.request, e.local_start, ch.padded_local_cu[b], e.padded_local_len});
-      }
-      DeviceBuffer<GatherEntry> ed(es);
-      DeviceBuffer<std::uint16_t> G(static_cast<std::size_t>(toks * W) * R);
+      const std::int64_t toks = mv.local_rows;
+      DeviceBuffer<std::uint16_t> G(static_cast<std::size_t>(mv.gathered_rows) * R);
       if (o.poison) G.poison();
       for (std::int64_t r = 0; r < W; ++r) {  // each rank gathers into its own buffer
         DeviceBuffer<std::uint16_t> local(static_cast<std::size_t>(toks) * R);
@@ -185,19 +177,14 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
         launch_gather_local(cv, r, ed.data(), static_cast<int>(es.size()), toks, local.data());
         if (toks > 0) copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * R, local.data(), local.bytes());
       }
-      // Reorg (un-pad): the workspace's stale contents, then kept rows, rank-major per request.
+      // Reorg (un-pad): the workspace's stale contents, then the kept rows.
       launch_fill_garbage(cv, 1000 + cr.index, rows_total, ws.data());
       std::vector<CopySegment> segs;
-      std::int64_t out = 0, maxc = 0;
-      for (std::size_t b = 0; b < ch.entries.size(); ++b)
-        for (std::int64_t r = 0; r < W; ++r) {
-          const std::int64_t kept = ch.entries[b].kept[static_cast<std::size_t>(r)];
-          const std::int64_t g = r * toks + ch.padded_local_cu[b];
-          const std::int64_t n = std::max<std::int64_t>(0, std::min({kept, rows_total - out, toks * W - g}));
-          if (n > 0) segs.push_back({g, out, n});
-          maxc = std::max(maxc, n);
-          out += kept;
-        }
+      std::int64_t maxc = 0;
+      for (const auto& run : mv.reorg) {
+        segs.push_back({run.src, run.dst, run.len});
+        maxc = std::max(maxc, run.len);
+      }
       DeviceBuffer<CopySegment> sd(segs);
       launch_copy_rows(sd.data(), static_cast<int>(segs.size()), maxc, R, G.data(), ws.data());
     }

@@ -1,9 +1,11 @@
 #include "reference/caseio/case.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace cp {
 namespace {
@@ -22,8 +24,8 @@ std::int64_t parse_int(const std::string& key, std::string_view s) {
 
 void check_range(const std::string& key, std::int64_t v, std::int64_t lo, std::int64_t hi) {
   if (v < lo || v > hi)
-    throw CaseError(key, "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " +
-                             std::to_string(hi) + "]");
+    throw CaseError(
+        key, "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
 std::vector<std::int64_t> parse_list(const std::string& key, std::string_view s) {
@@ -67,6 +69,7 @@ const std::vector<CaseKey>& case_keys() {
   static const std::vector<CaseKey> keys{
       {"version", "planner version (see `chunkproof versions`), required"},
       {"platform", "cuda | rocm: selects aot_schedule / align_chunk_to_block (default cuda)"},
+      {"builder", "dense | sparse: the MLA metadata builder (#46114; default dense, what DeepSeek-V2/V3 run)"},
       {"workspace", "workspace rows S, used as is (or give max_model_len and max_num_seqs)"},
       {"max_model_len", "engine max_model_len; with max_num_seqs the version sizes S"},
       {"max_num_seqs", "engine max_num_seqs"},
@@ -87,6 +90,23 @@ const std::vector<CaseKey>& case_keys() {
   return keys;
 }
 
+namespace {
+void check_decodes_lead(const Case& c) {
+  std::size_t i = 0;
+  while (i < c.q.size() && c.q[i] <= 1) ++i;
+  for (std::size_t j = i; j < c.q.size(); ++j)
+    if (c.q[j] <= 1) {
+      Case o = c;
+      order_decodes_first(o);
+      throw CaseError("q", "request " + std::to_string(j) + " has q=" + std::to_string(c.q[j]) +
+                               " (a decode) after prefill request " + std::to_string(i) +
+                               "; vLLM moves decodes to the front before planning (reorder_batch): write the "
+                               "batch as ctx=" +
+                               join(o.ctx) + " q=" + join(o.q));
+    }
+}
+}  // namespace
+
 void validate_case(const Case& c) {
   if (!dims_preset(c.dims.preset)) throw CaseError("dims", "unknown preset '" + c.dims.preset + "'");
   if (c.workspace && (c.max_model_len || c.max_num_seqs))
@@ -104,8 +124,8 @@ void validate_case(const Case& c) {
   check_range("interleave", c.interleave, 1, c.block);
   // I-11: the slot mapping decomposes pos // (B*W) into whole interleave groups only if I | B.
   if (c.block % c.interleave != 0)
-    throw CaseError("interleave", "interleave " + std::to_string(c.interleave) + " does not divide block " +
-                                      std::to_string(c.block));
+    throw CaseError("interleave",
+                    "interleave " + std::to_string(c.interleave) + " does not divide block " + std::to_string(c.block));
   const VersionInfo& vi = info(c.version);
   if (!vi.supports_dcp && c.dcp != 1)
     throw CaseError("dcp", std::string(vi.name) + " has no DCP support: dcp must be 1");
@@ -114,8 +134,7 @@ void validate_case(const Case& c) {
   if (c.ctx.empty()) throw CaseError("ctx", "missing");
   if (c.q.empty()) throw CaseError("q", "missing");
   if (c.ctx.size() != c.q.size())
-    throw CaseError("q", "has " + std::to_string(c.q.size()) + " entries but ctx has " +
-                             std::to_string(c.ctx.size()));
+    throw CaseError("q", "has " + std::to_string(c.q.size()) + " entries but ctx has " + std::to_string(c.ctx.size()));
   if (c.ctx.size() > static_cast<std::size_t>(CaseLimits::max_requests))
     throw CaseError("ctx", "more than " + std::to_string(CaseLimits::max_requests) + " requests");
   std::int64_t total = 0;
@@ -127,11 +146,26 @@ void validate_case(const Case& c) {
                                  " tokens (the token-level simulation would not fit)");
   }
   for (auto v : c.q) check_range("q", v, 1, CaseLimits::max_q);
+  check_decodes_lead(c);
   check_range("heads", c.dims.heads, 1, CaseLimits::max_heads);
   check_range("kv_lora_rank", c.dims.kv_lora_rank, 1, CaseLimits::max_dim);
   check_range("rope_dim", c.dims.rope_dim, 0, CaseLimits::max_dim);
   check_range("nope_dim", c.dims.nope_dim, 1, CaseLimits::max_dim);
   check_range("v_dim", c.dims.v_dim, 1, CaseLimits::max_dim);
+}
+
+void order_decodes_first(Case& c) {
+  std::vector<std::size_t> decodes, prefills;
+  for (std::size_t i = 0; i < c.q.size(); ++i) (c.q[i] <= 1 ? decodes : prefills).push_back(i);
+  const std::size_t nd = decodes.size(), np = prefills.size();
+  std::size_t first_prefill = 0;
+  for (std::size_t i = 1; i <= std::min(nd, np); ++i) {
+    const std::size_t d = decodes[nd - i];
+    if (d < nd) break;  // every decode from here on is already in the decode region
+    const std::size_t p = prefills[first_prefill++];
+    std::swap(c.ctx[p], c.ctx[d]);
+    std::swap(c.q[p], c.q[d]);
+  }
 }
 
 Case parse_case(std::string_view line) {
@@ -144,8 +178,7 @@ Case parse_case(std::string_view line) {
   for (const auto& k : case_keys()) known.insert(std::string(k.key));
   while (in >> word) {
     auto eq = word.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw CaseError("", "expected key=value, got '" + word + "'");
+    if (eq == std::string::npos || eq == 0) throw CaseError("", "expected key=value, got '" + word + "'");
     std::string key = word.substr(0, eq);
     if (!known.count(key)) throw CaseError(key, "unknown key (see `chunkproof plan --help`)");
     if (kv.count(key)) throw CaseError(key, "given twice");
@@ -169,6 +202,11 @@ Case parse_case(std::string_view line) {
     if (!pl) throw CaseError("platform", "expected cuda or rocm, got '" + *p + "'");
     c.platform = *pl;
   }
+  if (auto bd = take("builder")) {
+    auto b = parse_builder(*bd);
+    if (!b) throw CaseError("builder", "expected dense or sparse, got '" + *bd + "'");
+    c.builder = *b;
+  }
   if (auto s = take("workspace")) c.workspace = parse_int("workspace", *s);
   if (auto s = take("max_model_len")) c.max_model_len = parse_int("max_model_len", *s);
   if (auto s = take("max_num_seqs")) c.max_num_seqs = parse_int("max_num_seqs", *s);
@@ -180,9 +218,12 @@ Case parse_case(std::string_view line) {
   if (auto s = take("ctx")) c.ctx = parse_list("ctx", *s);
   if (auto s = take("q")) c.q = parse_list("q", *s);
   if (auto s = take("asserts")) {
-    if (*s == "on") c.asserts = true;
-    else if (*s == "off") c.asserts = false;
-    else throw CaseError("asserts", "expected on or off, got '" + *s + "'");
+    if (*s == "on")
+      c.asserts = true;
+    else if (*s == "off")
+      c.asserts = false;
+    else
+      throw CaseError("asserts", "expected on or off, got '" + *s + "'");
   }
   if (auto s = take("dims")) {
     auto d = dims_preset(*s);
@@ -207,6 +248,7 @@ Case parse_case(std::string_view line) {
 
 std::string print_case(const Case& c) {
   std::string s = "version=" + std::string(name(c.version)) + " platform=" + std::string(name(c.platform));
+  if (c.builder != Builder::dense) s += " builder=" + std::string(name(c.builder));
   if (c.workspace) s += " workspace=" + std::to_string(*c.workspace);
   if (c.max_model_len) s += " max_model_len=" + std::to_string(*c.max_model_len);
   if (c.max_num_seqs) s += " max_num_seqs=" + std::to_string(*c.max_num_seqs);

@@ -54,8 +54,9 @@ std::optional<MlaDims> dims_preset(std::string_view name);
 struct Case {
   Version version = Version::v6_current;
   Platform platform = Platform::cuda;
-  std::optional<std::int64_t> workspace;       // explicit S (rows), used as is
-  std::optional<std::int64_t> max_model_len;   // else the version sizes S from these two
+  Builder builder = Builder::dense;           // the metadata builder (#46114): dense | sparse
+  std::optional<std::int64_t> workspace;      // explicit S (rows), used as is
+  std::optional<std::int64_t> max_model_len;  // else the version sizes S from these two
   std::optional<std::int64_t> max_num_seqs;
   std::int64_t block = 16;
   std::int64_t dcp = 1;
@@ -92,6 +93,13 @@ Case parse_case(std::string_view line);
 std::string print_case(const Case& c);
 // Validates a Case built in code (generators, fuzzers); throws CaseError like parse_case.
 void validate_case(const Case& c);
+
+// vLLM's batch reorder (reorder_batch in vllm/v1/attention/backends/mla/common.py @37fa5c09,
+// later reorder_batch_to_split_decodes_and_prefills): requests with q <= 1 are decodes and must
+// precede every prefill; decodes found past the decode region are SWAPPED with the first
+// prefills (not a stable partition). A case line must already be in this order (validate_case
+// rejects it otherwise, naming `q` and showing this order); generators call it.
+void order_decodes_first(Case& c);
 
 // Keys the format accepts, with one-line descriptions (for --help and docs).
 struct CaseKey {

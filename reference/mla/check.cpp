@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "reference/dcp/movement.h"
 #include "reference/dcp/simulate.h"
 #include "reference/mla/inputs.h"
 #include "reference/mla/math/all.h"
@@ -257,45 +258,31 @@ class Engine {
 // each rank gathers padded local rows from its own shard (cp_gather_cache: local slot
 // local_start + k), the all-gather concatenates ranks, reorg keeps kept[r] rows per rank and
 // request; rows nothing wrote hold stale garbage. Without DCP: the version's gather kernel.
-std::vector<Row> build_workspace(const Inputs& in, const Case& c, const Plan& p, const Chunk& ch, std::size_t ci) {
+std::vector<Row> build_workspace(const Inputs& in, const Plan& p, const Chunk& ch, std::size_t ci) {
   const int R = in.s.row();
-  const std::int64_t total = ch.total_tokens();
-  std::vector<Row> ws(static_cast<std::size_t>(total * R));
+  const ChunkMovement m = chunk_movement(p, ch);
+  std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));
   const std::uint64_t stale_stream = 1000 + ci;
-  if (c.dcp == 1) {
-    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-      const auto& e = ch.entries[b];
-      const std::int64_t first = p.gather == GatherKind::page_rounding ? e.start / c.block * c.block : e.start;
-      for (std::int64_t k = 0; k < e.len; ++k) in.fetch(e.request, first + k, ws.data() + (ch.cu_seq_lens[b] + k) * R);
-    }
+  if (!m.dcp) {
+    for (const auto& g : m.gather)
+      for (std::int64_t k = 0; k < g.len; ++k) in.fetch(g.request, g.src + k, ws.data() + (g.dst + k) * R);
     return ws;
   }
-  const std::int64_t toks = ch.local_tokens(), W = c.dcp;
-  std::vector<Row> G(static_cast<std::size_t>(toks * W * R));  // all-gather output, rank-major
-  for (std::int64_t r = 0; r < W; ++r)
-    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-      const auto& e = ch.entries[b];
-      for (std::int64_t k = 0; k < e.padded_local_len; ++k) {
-        Row* dst = G.data() + (r * toks + ch.padded_local_cu[b] + k) * R;
-        if (const Row* src = in.local_row(e.request, r, e.local_start + k))
+  std::vector<Row> G(static_cast<std::size_t>(m.gathered_rows * R));  // all-gather output, rank-major
+  for (std::int64_t r = 0; r < p.dcp; ++r)
+    for (const auto& g : m.gather)
+      for (std::int64_t k = 0; k < g.len; ++k) {
+        Row* dst = G.data() + (r * m.local_rows + g.dst + k) * R;
+        if (const Row* src = in.local_row(g.request, r, g.src + k))
           std::copy(src, src + R, dst);
         else
           in.garbage_row(2 + static_cast<std::uint64_t>(r),
-                         (static_cast<std::uint64_t>(e.request) << 40) ^ static_cast<std::uint64_t>(e.local_start + k),
-                         dst);
+                         (static_cast<std::uint64_t>(g.request) << 40) ^ static_cast<std::uint64_t>(g.src + k), dst);
       }
-    }
-  for (std::int64_t t = 0; t < total; ++t)
+  for (std::int64_t t = 0; t < m.total_rows; ++t)
     in.garbage_row(stale_stream, static_cast<std::uint64_t>(t), ws.data() + t * R);
-  std::int64_t o = 0;
-  for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-    const auto& e = ch.entries[b];
-    for (std::int64_t r = 0; r < W; ++r)
-      for (std::int64_t k = 0; k < e.kept[static_cast<std::size_t>(r)]; ++k, ++o) {
-        const std::int64_t g = r * toks + ch.padded_local_cu[b] + k;
-        if (o < total && g < toks * W) std::copy(G.data() + g * R, G.data() + (g + 1) * R, ws.data() + o * R);
-      }
-  }
+  for (const auto& run : m.reorg)
+    std::copy(G.data() + run.src * R, G.data() + (run.src + run.len) * R, ws.data() + run.dst * R);
   return ws;
 }
 
@@ -376,7 +363,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     res.assert_fired = true;
     if (!plan.asserts.empty()) {
       const auto& a = plan.asserts.front();
-      res.assert_text = a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
+      res.assert_text = (a.kind == FailureKind::crash ? "crashed: " : "") + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
     } else {
       res.assert_text = "no plan could be built";
     }
@@ -415,7 +402,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   for (auto& w : chk) eng.init(w, false);
   for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
     const Chunk& ch = plan.chunks[ci];
-    const auto ws = build_workspace(in, c, plan, ch, ci);
+    const auto ws = build_workspace(in, plan, ch, ci);
     cross_check(in, ws, sims[ci], ci);
     for (std::size_t b = 0; b < ch.entries.size(); ++b) {
       Work& w = chk[static_cast<std::size_t>(work_of[static_cast<std::size_t>(ch.entries[b].request)])];
@@ -438,7 +425,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   std::vector<float> po, pl, mo, ml;
   for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
     const Chunk& ch = plan.chunks[ci];
-    const auto ws = build_workspace(in, c, plan, ch, ci);
+    const auto ws = build_workspace(in, plan, ch, ci);
     for (std::size_t b = 0; b < ch.entries.size(); ++b) {
       Work& w = chk[static_cast<std::size_t>(work_of[static_cast<std::size_t>(ch.entries[b].request)])];
       const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
@@ -595,7 +582,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     VllmResult& vr = res.vllm;
     vr.ran = true;
     // Dispatcher (spec §4, S12): the CUDA kernel on CUDA when the head size qualifies.
-    vr.production = (c.platform == Platform::cuda && s.Vd % 8 == 0) ? MergeFlavour::cuda : MergeFlavour::triton;
+    vr.production = (plan.merge == MergeFlavour::cuda && s.Vd % 8 == 0) ? MergeFlavour::cuda : MergeFlavour::triton;
     vr.bound_abs = kVllmBoundAbs;
     vr.bound_rel = kVllmBoundRel;
     for (int f = 0; f < 2; ++f) {
@@ -731,6 +718,7 @@ Case random_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index)
   const std::int64_t align = std::lcm(c.block, V);
   const auto units = static_cast<std::uint64_t>(std::max<std::int64_t>(1, total / align / 2));
   c.workspace = align * static_cast<std::int64_t>(1 + next(units));
+  order_decodes_first(c);
   validate_case(c);
   return c;
 }

@@ -93,8 +93,7 @@ N v1_local_len(const N& ctx, const N& c, const N& M, const N& W) {
 }
 // S2 reorg: a rank past `target` holds one row less of the chunk's last partial stripe.
 template <class N>
-N v1_reorg_kept_rows(const N& ctx, const N& c, const N& M, const N& W, const N& r,
-                     const N& cpl) {
+N v1_reorg_kept_rows(const N& ctx, const N& c, const N& M, const N& W, const N& r, const N& cpl) {
   N zero = lit(ctx, 0);
   N ccl = select(cpl == zero, M, min(M, ctx - M * c));
   N target = floormod(ccl - lit(ccl, 1), W);

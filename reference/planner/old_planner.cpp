@@ -1,34 +1,21 @@
 // The old planner (v0 .. v4, pr41229): every prefill gets an equal share M = S // n of the
-// workspace, the longest context drives the chunk count (spec §2.2).
+// workspace, the longest context drives the chunk count (spec §2.2). Every chunk is the slice
+// of all prefills (context-free ones with zero-length entries). The arithmetic is steps.h's.
 #include <algorithm>
-#include <numeric>
 
-#include "reference/planner/arith.h"
 #include "reference/planner/planner_internal.h"
+#include "reference/planner/steps.h"
 
 namespace cp::detail {
 
-namespace {
-
-// What M is rounded down to (1 = not rounded), per version and platform (spec §2.4).
-Int rounding_of(const Case& c) {
-  const VersionBehaviour b = behaviour(c.version, c.platform);
-  const Int B = c.block, W = c.dcp;
-  if (c.version == Version::pr41229)  // #41229: lcm(B, W) with aot_schedule, else W
-    return c.platform == Platform::cuda ? lcm(B, W) : W;
-  return b.round_chunk ? B : Int(1);
-}
-
-}  // namespace
-
 void plan_old(const Case& c, Plan& plan) {
-  const VersionBehaviour beh = behaviour(c.version, c.platform);
-  const Int S = plan.workspace, n = plan.num_with_context, W = c.dcp, I = c.interleave;
-  const bool dcp = c.dcp > 1;
+  const VersionInfo& vi = info(plan.version);
+  const Int S = plan.workspace, n = plan.num_with_context, W = plan.dcp, I = plan.interleave, B = plan.block;
+  const bool dcp = plan.is_dcp();
 
   // 1. Chunk width M = round_down(S // n, rounding).
-  plan.align = rounding_of(c).get();
-  const Int M = arith::old_chunk_width(S, n, Int(plan.align));
+  plan.align = steps::old_round_to(vi, plan.platform, plan.builder, B, W).get();
+  const Int M = steps::old_chunk_width(vi, plan.platform, plan.builder, S, n, B, W);
   plan.chunk_width = M.get();
   if (M <= 0) {
     add_assert(plan, "plan", "max_context_chunk > 0",
@@ -37,10 +24,10 @@ void plan_old(const Case& c, Plan& plan) {
     return;  // no plan can be built
   }
   // 2. The per-step DCP assert checks W, not the virtual block V = I*W (spec §3.6).
-  if (dcp && beh.per_step_assert && floormod(M, W) != 0)
+  if (dcp && vi.per_step_assert && !steps::old_per_step_assert_holds(M, W))
     add_assert(plan, "plan", "max_context_chunk % dcp_world_size == 0",
-               "M=" + std::to_string(M.get()) + " W=" + std::to_string(W.get()) + " (M mod W = " +
-                   std::to_string(floormod(M, W).get()) + ")");
+               "M=" + std::to_string(M.get()) + " W=" + std::to_string(W.get()) +
+                   " (M mod W = " + std::to_string(floormod(M, W).get()) + ")");
 
   // 3. K chunks, every prefill (including ctx == 0) in every chunk.
   std::int64_t max_ctx = 0;
@@ -51,36 +38,34 @@ void plan_old(const Case& c, Plan& plan) {
     throw CaseError("ctx", "plan would have " + std::to_string(K.get()) + " chunks x " + std::to_string(P) +
                                " prefills, over the simulation limit; raise workspace or shorten ctx");
 
-  const bool v1 = c.version == Version::v1_dcp;
-  if (dcp) plan.local_chunk = v1 ? floordiv(M, W).get() : arith::old_local_chunk(M, I, W).get();
+  if (dcp) plan.local_chunk = steps::old_local_chunk(vi, M, I, W).get();
   const Int PL = plan.local_chunk;
+  const bool v1_reorg = vi.planner == PlannerKind::floor_divide_v1;
+  const auto qsl = query_start_loc(c);
+  const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
 
   for (Int ci = 0; ci < K; ci = ci + 1) {
     Chunk ch;
     for (int r : plan.prefills) {
       const Int ctx = c.ctx[r];
+      const auto g = steps::old_entry(vi, ctx, ci, M, PL, I, W);
       ChunkEntry e;
       e.request = r;
-      e.start = (ci * M).get();
-      e.len = arith::old_span_len(ctx, ci, M).get();
+      e.start = g.start.get();
+      e.len = g.len.get();
       if (dcp) {
-        if (v1) {
-          e.local_start = (ci * floordiv(M, W)).get();
-          e.padded_local_len = arith::v1_local_len(ctx, ci, M, W).get();
-          for (Int rank = 0; rank < W; rank = rank + 1)
-            e.kept.push_back(arith::v1_reorg_kept_rows(ctx, ci, M, W, rank, Int(e.padded_local_len)).get());
-        } else {
-          e.local_start = (ci * PL).get();
-          e.padded_local_len = arith::old_local_len(ctx, ci, PL, I, W).get();
-          for (std::int64_t rank = 0; rank < c.dcp; ++rank)
-            e.kept.push_back(
-                arith::reorg_kept_rows(Int(plan.local_ctx[r][rank]), Int(e.local_start), Int(e.padded_local_len))
-                    .get());
-        }
+        e.local_start = g.local_start.get();
+        e.padded_local_len = g.padded_local_len.get();
+        for (Int rank = 0; rank < W; rank = rank + 1)
+          e.kept.push_back((v1_reorg
+                                ? arith::v1_reorg_kept_rows(ctx, ci, M, W, rank, g.padded_local_len)
+                                : arith::reorg_kept_rows(Int(plan.local_ctx[r][static_cast<std::size_t>(rank.get())]),
+                                                         g.local_start, g.padded_local_len))
+                               .get());
       }
       ch.entries.push_back(std::move(e));
     }
-    finish_chunk(ch, dcp);
+    finish_chunk(ch, dcp, qsl, base);
     if (ch.max_seq_len() > plan.workspace)
       add_assert(plan, "plan", "max(max_seq_lens) <= chunked_prefill_workspace_size",
                  "max_seq_len=" + std::to_string(ch.max_seq_len()), static_cast<int>(ci.get()));
@@ -88,12 +73,8 @@ void plan_old(const Case& c, Plan& plan) {
   }
 
   // 4. Merge bookkeeping: S4/S5 pass prefill_tokens_with_context = qsl[n] (spec §2.2, I-13).
-  if (info(c.version).masks_context_free_tokens) {
-    const auto qsl = query_start_loc(c);
-    const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
-    plan.prefill_tokens_with_context =
-        qsl[static_cast<std::size_t>(plan.num_decodes + plan.num_with_context)] - base;
-  }
+  if (vi.context_mask == ContextMask::first_n)
+    plan.prefill_tokens_with_context = qsl[static_cast<std::size_t>(plan.num_decodes + plan.num_with_context)] - base;
   plan.built = true;
 }
 

@@ -1,37 +1,39 @@
-// The packed planner (v5-packed, v6-current; #50613, spec §2.3): requests are packed into
-// the workspace in batch order; a request that does not fit is split at a multiple of the
-// alignment and continues at the start of the next chunk.
+// The packed planner (v5-packed, v6-current; #50613, spec §2.3): requests are packed into the
+// workspace in batch order; a request that does not fit is split at a multiple of the
+// alignment and continues at the start of the next chunk; a request without context closes
+// the open chunk (a chunk is a contiguous request slice with no empty context span). Every
+// decision is a step of steps.h, the same templates the prover encodes.
 #include <algorithm>
 
-#include "reference/planner/arith.h"
 #include "reference/planner/planner_internal.h"
+#include "reference/planner/steps.h"
 
 namespace cp::detail {
+namespace {
 
-void plan_packed(const Case& c, Plan& plan) {
-  const VersionBehaviour beh = behaviour(c.version, c.platform);
-  const bool dcp = c.dcp > 1;
-  const Int S = plan.workspace, W = c.dcp, I = c.interleave, B = c.block;
-
-  // 1. Alignment and budgets.
-  Int align = beh.align_chunk_to_block ? B : Int(1);
-  if (dcp) align = lcm(align, I * W);
-  plan.align = align.get();
-  plan.row_budget = dcp ? floordiv(S, W).get() : S.get();
-  const Int row_budget = plan.row_budget;
-  const Int Mmax = round_down(S, align);
-  plan.chunk_width = Mmax.get();
-  if (Mmax <= 0) {
-    add_assert(plan, "plan", "max_context_chunk > 0 (workspace smaller than alignment)",
-               "Mmax = round_down(" + std::to_string(S.get()) + ", " + std::to_string(align.get()) + ") = 0");
-    return;
-  }
-  auto need = [&](Int start, Int len) { return arith::packed_rows_needed(start, len, I, W, dcp); };
-
-  // 2. Greedy packing.
+// The greedy loop's state: the open chunk and the rows it uses.
+struct Packer {
+  const Case& c;
+  Plan& plan;
+  steps::PackedParams<Int> pp;
+  Int I, W;
+  bool dcp;
   Chunk cur;
   Int rows = 0;
-  auto close = [&]() -> bool {
+
+  void add(int r, Int start, Int len) {
+    ChunkEntry e;
+    e.request = r;
+    e.start = start.get();
+    e.len = len.get();
+    if (dcp) {
+      e.local_start = steps::packed_local_start(start, I, W).get();
+      e.padded_local_len = steps::packed_need(start, len, I, W, dcp).get();
+    }
+    cur.entries.push_back(std::move(e));
+  }
+  // Closes the open chunk; false (and the assert recorded) when it is empty.
+  bool close() {
     if (cur.entries.empty()) {
       add_assert(plan, "plan", "chunk is non-empty", "no request piece fits an empty chunk",
                  static_cast<int>(plan.chunks.size()));
@@ -45,77 +47,87 @@ void plan_packed(const Case& c, Plan& plan) {
     cur = Chunk{};
     rows = 0;
     return true;
-  };
-  auto add = [&](int r, Int start, Int len) {
-    ChunkEntry e;
-    e.request = r;
-    e.start = start.get();
-    e.len = len.get();
-    if (dcp) {
-      e.local_start = padded_local_rows(start, I, W).get();
-      e.padded_local_len = (padded_local_rows(start + len, I, W) - Int(e.local_start)).get();
+  }
+  // All pieces of request r; false when the planner asserted.
+  bool pack(int r) {
+    const Int ctx = c.ctx[static_cast<std::size_t>(r)];
+    if (steps::packed_closes_chunk_without_context(ctx)) {
+      if (!cur.entries.empty()) close();
+      return true;
     }
-    cur.entries.push_back(std::move(e));
-  };
-
-  for (int r : plan.prefills) {
-    const Int ctx = c.ctx[r];
     Int start = 0;
     while (start < ctx) {
-      const Int remaining = ctx - start;
-      const Int full = need(start, remaining);
-      if (rows + full <= row_budget) {
-        add(r, start, remaining);
-        rows = rows + full;
+      if (steps::packed_takes_all(pp, rows, start, ctx, I, W, dcp)) {
+        rows = rows + steps::packed_need(start, ctx - start, I, W, dcp);
+        add(r, start, ctx - start);
         break;
       }
-      // Largest multiple of align <= cap whose rows fit what is left: binary search over
-      // the multiple, as vLLM does (the rows needed are monotone in the length).
-      const Int cap = arith::packed_split_cap(remaining, align, Mmax);
-      Int lo = 0, hi = floordiv(max(cap, Int(0)), align);
-      while (lo < hi) {
-        const Int mid = floordiv(lo + hi + 1, Int(2));
-        if (rows + need(start, mid * align) <= row_budget) lo = mid;
-        else hi = mid - 1;
-      }
-      const Int split = lo * align;
+      const Int split = steps::packed_split_search(pp, rows, start, ctx, I, W, dcp) * pp.align;
       if (split > 0) {
         add(r, start, split);
         start = start + split;
       }
-      if (!close()) return;
+      if (!close()) return false;
     }
+    return true;
   }
-  if (!cur.entries.empty()) close();
+};
 
-  // 3. DCP local plan: reorg keeps, per rank, the local rows the rank really owns.
+// Context-free prefills get an explicit empty partial (init_mla_context_partial). S7 (v5)
+// lists every context-free prefill; S8 (v6) passes prefill_tokens_with_context = end of the
+// last request with context and lists only the context-free prefills before it
+// (ctx=[64,0,64,0], q=4 each: 12 and [(4,8)]).
+void record_empty_ranges(const Case& c, Plan& plan, const std::vector<std::int64_t>& qsl, std::int64_t base) {
+  const bool up_to_last = info(c.version).context_mask == ContextMask::last_with_context;
+  std::int64_t end_with_context = 0;
+  for (int r : plan.prefills)
+    if (c.ctx[r] > 0) end_with_context = qsl[r + 1] - base;
+  if (up_to_last) plan.prefill_tokens_with_context = end_with_context;
+  for (int r : plan.prefills)
+    if (c.ctx[r] == 0 && (!up_to_last || qsl[r + 1] - base <= end_with_context))
+      plan.empty_token_ranges.emplace_back(qsl[r] - base, qsl[r + 1] - base);
+}
+
+}  // namespace
+
+void plan_packed(const Case& c, Plan& plan) {
+  const bool dcp = plan.is_dcp();
+  const Int W = plan.dcp, I = plan.interleave;
+  // 1. Alignment, row budget, Mmax.
+  const auto pp = steps::packed_params(plan.platform, plan.builder, Int(plan.workspace), Int(plan.block), W, I, dcp);
+  plan.align = pp.align.get();
+  plan.row_budget = pp.row_budget.get();
+  plan.chunk_width = pp.Mmax.get();
+  if (pp.Mmax <= 0) {
+    add_assert(plan, "plan", "max_context_chunk > 0 (workspace smaller than alignment)",
+               "Mmax = round_down(" + std::to_string(plan.workspace) + ", " + std::to_string(plan.align) + ") = 0");
+    return;
+  }
+  // 2. Greedy packing.
+  Packer pk{c, plan, pp, I, W, dcp, {}, 0};
+  for (int r : plan.prefills)
+    if (!pk.pack(r)) return;
+  if (!pk.cur.entries.empty()) pk.close();
+
+  // 3. Slices, prefix sums and the DCP local plan: reorg keeps, per rank, the local rows the
+  // rank really owns.
+  const auto qsl = query_start_loc(c);
+  const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
   for (auto& ch : plan.chunks) {
     for (auto& e : ch.entries)
       if (dcp)
-        for (std::int64_t rank = 0; rank < c.dcp; ++rank)
-          e.kept.push_back(arith::reorg_kept_rows(Int(plan.local_ctx[e.request][rank]), Int(e.local_start),
-                                                  Int(e.padded_local_len))
-                               .get());
-    finish_chunk(ch, dcp);
+        for (std::int64_t rank = 0; rank < plan.dcp; ++rank)
+          e.kept.push_back(
+              arith::reorg_kept_rows(Int(plan.local_ctx[e.request][rank]), Int(e.local_start), Int(e.padded_local_len))
+                  .get());
+    finish_chunk(ch, dcp, qsl, base);
     if (dcp && ch.local_tokens() > plan.row_budget)
       add_assert(plan, "plan", "num_local_context_tokens <= row_budget",
                  "toks=" + std::to_string(ch.local_tokens()) + " row_budget=" + std::to_string(plan.row_budget),
                  static_cast<int>(&ch - plan.chunks.data()));
   }
-
-  // 4. Context-free prefills get an explicit empty partial (init_mla_context_partial). S7
-  // (v5) lists every context-free prefill; the later version S8 (v6) passes
-  // prefill_tokens_with_context = end of the last request with context and lists only the
-  // context-free prefills before it (ctx=[64,0,64,0], q=4 each: 12 and [(4,8)]).
-  const auto qsl = query_start_loc(c);
-  const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
-  std::int64_t end_with_context = 0;
-  for (int r : plan.prefills)
-    if (c.ctx[r] > 0) end_with_context = qsl[r + 1] - base;
-  if (c.version == Version::v6_current) plan.prefill_tokens_with_context = end_with_context;
-  for (int r : plan.prefills)
-    if (c.ctx[r] == 0 && (c.version != Version::v6_current || qsl[r + 1] - base <= end_with_context))
-      plan.empty_token_ranges.emplace_back(qsl[r] - base, qsl[r + 1] - base);
+  // 4. Merge bookkeeping.
+  record_empty_ranges(c, plan, qsl, base);
   plan.built = true;
 }
 

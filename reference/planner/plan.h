@@ -13,18 +13,21 @@
 
 namespace cp {
 
-// An assert of the version's own Python code that fires for this case. Recorded, never
-// printed by the planner: the CLI decides how to report it.
+// What stops a step in the version's own Python code: an assert that fires, or a crash (an
+// exception that is not an assert, e.g. v0-early's missing page_size). Recorded, never printed
+// by the planner: the CLI decides how to report it.
+enum class FailureKind { assert_fired, crash };
 struct AssertFailure {
-  std::string stage;  // "init" (builder __init__), "plan" (per-step build), "forward"
-  std::string which;  // the assert as vLLM spells it
-  std::string detail; // the values that made it fail
+  std::string stage;   // "init" (builder __init__), "plan" (per-step build), "forward"
+  std::string which;   // the assert as vLLM spells it
+  std::string detail;  // the values that made it fail
   int chunk = -1;
+  FailureKind kind = FailureKind::assert_fired;
 };
 
 struct ChunkEntry {
-  int request = 0;          // index into the case's request list
-  std::int64_t start = 0;   // global span [start, start + len) of the request's context
+  int request = 0;         // index into the case's request list
+  std::int64_t start = 0;  // global span [start, start + len) of the request's context
   std::int64_t len = 0;
   // Under DCP (W > 1): the local gather every rank performs, and reorg's kept rows.
   std::int64_t local_start = 0;
@@ -32,11 +35,20 @@ struct ChunkEntry {
   std::vector<std::int64_t> kept;  // rows kept from each rank by the version's reorg formula
 };
 
+// One chunk, as vLLM's ContextChunk: a contiguous request slice [request_start, request_end)
+// (case request indices) whose query tokens are [token_start, token_end) of the prefill tokens
+// (prefill_query_start_loc), and one entry per request of the slice in workspace order. The
+// packed planner never puts a context-free request in a slice (it closes the chunk); the old
+// planner's slice is every prefill, context-free ones with zero-length entries.
 struct Chunk {
-  std::vector<ChunkEntry> entries;          // workspace order
-  std::vector<std::int64_t> cu_seq_lens;    // global prefix sums, entries.size() + 1
+  int request_start = 0;
+  int request_end = 0;
+  std::int64_t token_start = 0;
+  std::int64_t token_end = 0;
+  std::vector<ChunkEntry> entries;            // workspace order, one per request of the slice
+  std::vector<std::int64_t> cu_seq_lens;      // global prefix sums, entries.size() + 1
   std::vector<std::int64_t> padded_local_cu;  // local prefix sums under DCP
-  bool is_continuation = false;             // first entry resumes a request (packed planner)
+  bool is_continuation = false;               // first request resumes its context (packed planner)
 
   std::int64_t total_tokens() const { return cu_seq_lens.back(); }
   std::int64_t local_tokens() const { return padded_local_cu.empty() ? 0 : padded_local_cu.back(); }
@@ -46,19 +58,30 @@ struct Chunk {
 };
 
 struct Plan {
-  std::int64_t workspace = 0;        // S
-  std::int64_t workspace_rows = 0;   // R = S + S/W under DCP
-  bool sized_from_engine = false;    // S came from max_model_len/max_num_seqs
-  int num_decodes = 0;               // leading requests with q <= 1, not planned
-  std::vector<int> prefills;         // case request indices that are prefills
-  int num_with_context = 0;          // n
+  // The geometry the plan was made for, so no consumer re-reads the case to know it.
+  Version version = Version::v6_current;
+  Platform platform = Platform::cuda;
+  Builder builder = Builder::dense;
+  std::int64_t block = 1;                     // B
+  std::int64_t dcp = 1;                       // W
+  std::int64_t interleave = 1;                // I
+  std::int64_t virtual_block = 1;             // V = I * W
+  MergeFlavour merge = MergeFlavour::triton;  // the kernel the platform dispatches to
+  bool is_dcp() const { return dcp > 1; }
+
+  std::int64_t workspace = 0;       // S
+  std::int64_t workspace_rows = 0;  // R = S + S/W under DCP
+  bool sized_from_engine = false;   // S came from max_model_len/max_num_seqs
+  int num_decodes = 0;              // leading requests with q <= 1, not planned
+  std::vector<int> prefills;        // case request indices that are prefills
+  int num_with_context = 0;         // n
   bool packed = false;
-  std::int64_t chunk_width = 0;      // old: M; packed: Mmax
-  std::int64_t align = 1;            // old: what M was rounded to; packed: split alignment
-  std::int64_t local_chunk = 0;      // old DCP: PL (v1: M / W)
-  std::int64_t row_budget = 0;       // packed: S / W (S without DCP)
+  std::int64_t chunk_width = 0;  // old: M; packed: Mmax
+  std::int64_t align = 1;        // old: what M was rounded to; packed: split alignment
+  std::int64_t local_chunk = 0;  // old DCP: PL (v1: M / W)
+  std::int64_t row_budget = 0;   // packed: S / W (S without DCP)
   GatherKind gather = GatherKind::token_major;
-  bool built = false;                // false: the planner could not produce chunks (M == 0, ...)
+  bool built = false;                                // false: the planner could not produce chunks (M == 0, ...)
   std::vector<std::vector<std::int64_t>> local_ctx;  // [request][rank], DCP only
   std::vector<Chunk> chunks;
   std::vector<AssertFailure> asserts;  // every assert that fires, in execution order
@@ -66,6 +89,9 @@ struct Plan {
   std::optional<std::int64_t> prefill_tokens_with_context;
   std::vector<std::pair<std::int64_t, std::int64_t>> empty_token_ranges;  // packed
   std::vector<std::string> notes;
+
+  const VersionInfo& version_info() const { return info(version); }
+  bool crashed() const;  // a FailureKind::crash is recorded
 };
 
 // Query-token offset of each request in the step (the prefill query_start_loc).
@@ -76,8 +102,8 @@ std::vector<std::int64_t> query_start_loc(const Case& c);
 Plan make_plan(const Case& c);
 
 // The version's workspace size for an engine config (spec §1), and its init assert if any.
-std::int64_t size_workspace(Version v, Platform p, std::int64_t mml, std::int64_t mns,
-                            std::int64_t block, std::int64_t dcp, std::int64_t interleave);
+std::int64_t size_workspace(Version v, Platform p, std::int64_t mml, std::int64_t mns, std::int64_t block,
+                            std::int64_t dcp, std::int64_t interleave);
 
 // Limits past which a plan is refused as too large to simulate (exit 2, not a finding).
 inline constexpr std::int64_t kMaxChunks = std::int64_t{1} << 20;

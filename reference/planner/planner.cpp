@@ -1,8 +1,8 @@
 // make_plan: workspace sizing, batch split, dispatch to the planner family, forward asserts.
 #include <algorithm>
 
-#include "reference/planner/arith.h"
 #include "reference/planner/planner_internal.h"
+#include "reference/planner/steps.h"
 
 namespace cp {
 
@@ -26,18 +26,12 @@ std::vector<std::int64_t> query_start_loc(const Case& c) {
 
 std::int64_t size_workspace(Version v, Platform, std::int64_t mml, std::int64_t mns, std::int64_t block,
                             std::int64_t dcp, std::int64_t interleave) {
-  const Int m = mml, s = mns, B = block, W = dcp, I = interleave;
-  switch (v) {
-    case Version::v0_early: return arith::workspace_v0(m, s, B).get();
-    case Version::v1_dcp:
-    case Version::v2_interleave:
-    case Version::v3_pr46114:
-    case Version::v4_pr47327: return arith::workspace_legacy(m, s, B).get();
-    case Version::pr41229: return arith::workspace_pr41229(m, s, B, W).get();
-    case Version::v5_packed: return arith::workspace_v5(m, s, B, W, I).get();
-    case Version::v6_current: return arith::workspace_v6(m, s, B, W, I).get();
-  }
-  return 0;
+  return steps::workspace_size(info(v), Int(mml), Int(mns), Int(block), Int(dcp), Int(interleave)).get();
+}
+
+bool Plan::crashed() const {
+  return std::any_of(asserts.begin(), asserts.end(),
+                     [](const AssertFailure& a) { return a.kind == FailureKind::crash; });
 }
 
 namespace detail {
@@ -46,7 +40,11 @@ void add_assert(Plan& plan, std::string stage, std::string which, std::string de
   plan.asserts.push_back({std::move(stage), std::move(which), std::move(detail), chunk});
 }
 
-void finish_chunk(Chunk& ch, bool dcp) {
+void finish_chunk(Chunk& ch, bool dcp, const std::vector<std::int64_t>& qsl, std::int64_t base) {
+  ch.request_start = ch.entries.front().request;
+  ch.request_end = ch.entries.back().request + 1;
+  ch.token_start = qsl[static_cast<std::size_t>(ch.request_start)] - base;
+  ch.token_end = qsl[static_cast<std::size_t>(ch.request_end)] - base;
   ch.cu_seq_lens.assign(1, 0);
   for (const auto& e : ch.entries) ch.cu_seq_lens.push_back((Int(ch.cu_seq_lens.back()) + e.len).get());
   if (dcp) {
@@ -56,21 +54,21 @@ void finish_chunk(Chunk& ch, bool dcp) {
   }
 }
 
-void record_forward_asserts(const Case& c, Plan& plan) {
-  if (c.dcp == 1) return;
-  const std::int64_t W = c.dcp;
+void record_forward_asserts(Plan& plan) {
+  if (!plan.is_dcp()) return;
+  const Int W = plan.dcp, R = plan.workspace_rows, S = plan.workspace;
   // allgather_offset = R // (W+1), which is S/W exactly when W | S (spec §3.3).
-  const std::int64_t allgather_offset = plan.workspace_rows / (W + 1);
+  const std::int64_t allgather_offset = floordiv(R, W + 1).get();
   for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
     const Chunk& ch = plan.chunks[ci];
     const int chunk = static_cast<int>(ci);
-    const std::int64_t toks = ch.local_tokens();
-    if (toks > allgather_offset)
+    const Int toks = ch.local_tokens();
+    if (!steps::forward_fits_allgather_offset(toks, R, W))
       add_assert(plan, "forward", "toks <= allgather_offset",
-                 "toks=" + std::to_string(toks) + " allgather_offset=" + std::to_string(allgather_offset), chunk);
-    if (toks * W > plan.workspace)
+                 "toks=" + std::to_string(toks.get()) + " allgather_offset=" + std::to_string(allgather_offset), chunk);
+    if (!steps::forward_fits_workspace(toks, W, S))
       add_assert(plan, "forward", "toks * dcp_world_size <= workspace",
-                 "toks*W=" + std::to_string(toks * W) + " S=" + std::to_string(plan.workspace), chunk);
+                 "toks*W=" + std::to_string((toks * W).get()) + " S=" + std::to_string(plan.workspace), chunk);
     std::int64_t kept_total = 0, kept_max = 0;
     for (const auto& e : ch.entries) {
       std::int64_t k = 0;
@@ -80,43 +78,56 @@ void record_forward_asserts(const Case& c, Plan& plan) {
     }
     if (kept_total != ch.total_tokens())
       add_assert(plan, "forward", "reorganized_kv_c_normed.shape[0] == sum_seq_len",
-                 "reorg kept " + std::to_string(kept_total) + " rows, sum_seq_len=" +
-                     std::to_string(ch.total_tokens()),
+                 "reorg kept " + std::to_string(kept_total) + " rows, sum_seq_len=" + std::to_string(ch.total_tokens()),
                  chunk);
     if (kept_max != ch.max_seq_len())
       add_assert(plan, "forward", "max reorganized rows per request == max_seq_len",
-                 "max kept " + std::to_string(kept_max) + ", max_seq_len=" + std::to_string(ch.max_seq_len()),
-                 chunk);
+                 "max kept " + std::to_string(kept_max) + ", max_seq_len=" + std::to_string(ch.max_seq_len()), chunk);
   }
 }
 
 }  // namespace detail
 
-Plan make_plan(const Case& c) {
-  validate_case(c);
-  Plan plan;
-  const VersionInfo& vi = info(c.version);
-  const std::int64_t W = c.dcp;
+namespace {
 
-  // 1. Workspace size S and allocated rows R (spec §1).
+// Step 0: the geometry the plan is made for (Plan carries it for every consumer).
+void record_geometry(const Case& c, Plan& plan) {
+  plan.version = c.version;
+  plan.platform = c.platform;
+  plan.builder = c.builder;
+  plan.block = c.block;
+  plan.dcp = c.dcp;
+  plan.interleave = c.interleave;
+  plan.virtual_block = (Int(c.interleave) * c.dcp).get();
+  plan.merge = merge_flavour(c.platform);
+  plan.packed = info(c.version).packed;
+  plan.gather = gather_kind(info(c.version), c.dcp > 1);
+}
+
+// Step 1: workspace size S, allocated rows R (spec §1) and the init asserts.
+void size_plan_workspace(const Case& c, Plan& plan) {
+  const VersionInfo& vi = info(c.version);
+  const Int W = c.dcp;
   if (c.workspace) {
     plan.workspace = *c.workspace;
   } else {
-    plan.workspace =
-        size_workspace(c.version, c.platform, *c.max_model_len, *c.max_num_seqs, c.block, W, c.interleave);
+    const Int mns = *c.max_num_seqs, B = c.block;
+    const Int S = steps::workspace_size(vi, Int(*c.max_model_len), mns, B, W, Int(c.interleave));
+    plan.workspace = S.get();
     plan.sized_from_engine = true;
-    if (c.version == Version::v0_early && plan.workspace < *c.max_num_seqs * c.block)
+    if (vi.sizing == SizingRule::v0_128k && !steps::v0_init_assert_holds(S, mns, B))
       detail::add_assert(plan, "init", "chunked_prefill_workspace_size >= max_num_seqs * block_size",
-                         "S=" + std::to_string(plan.workspace) + " mns*B=" +
-                             std::to_string(*c.max_num_seqs * c.block));
+                         "S=" + std::to_string(plan.workspace) + " mns*B=" + std::to_string((mns * B).get()));
   }
-  plan.workspace_rows = W > 1 ? (Int(plan.workspace) + plan.workspace / W).get() : plan.workspace;
-  if (W > 1 && plan.workspace % W != 0)
+  plan.workspace_rows = steps::workspace_rows(Int(plan.workspace), W, plan.is_dcp()).get();
+  if (plan.is_dcp() && floormod(Int(plan.workspace), W) != 0)
     detail::add_assert(plan, "init", "chunked_prefill_workspace_size % dcp_world_size == 0",
-                       "S=" + std::to_string(plan.workspace) + " W=" + std::to_string(W) + " (S mod W = " +
-                           std::to_string(plan.workspace % W) + ")");
+                       "S=" + std::to_string(plan.workspace) + " W=" + std::to_string(c.dcp) +
+                           " (S mod W = " + std::to_string(plan.workspace % c.dcp) + ")");
+}
 
-  // 2. Batch split: vLLM reorders decodes first; a leading run of q <= 1 requests are decodes.
+// Step 2: batch split. validate_case guarantees vLLM's order (decodes first, spec §2.1).
+void split_batch(const Case& c, Plan& plan) {
   std::size_t i = 0;
   while (i < c.q.size() && c.q[i] <= 1) ++i;
   plan.num_decodes = static_cast<int>(i);
@@ -126,18 +137,23 @@ Plan make_plan(const Case& c) {
     plan.prefills.push_back(static_cast<int>(i));
     if (c.ctx[i] > 0) ++plan.num_with_context;
   }
-
-  plan.packed = vi.packed;
-  plan.gather = GatherKind::token_major;
-  if (W > 1) plan.gather = GatherKind::cp_gather;
-  else if (c.version == Version::v0_early || c.version == Version::v1_dcp) plan.gather = GatherKind::page_rounding;
-
-  if (W > 1) {
+  if (plan.is_dcp()) {
     plan.local_ctx.assign(c.ctx.size(), {});
     for (int r : plan.prefills)
-      for (std::int64_t rank = 0; rank < W; ++rank)
-        plan.local_ctx[r].push_back(dcp_local_len(Int(c.ctx[r]), Int(W), Int(rank), Int(c.interleave)).get());
+      for (std::int64_t rank = 0; rank < c.dcp; ++rank)
+        plan.local_ctx[r].push_back(dcp_local_len(Int(c.ctx[r]), Int(c.dcp), Int(rank), Int(c.interleave)).get());
   }
+}
+
+}  // namespace
+
+Plan make_plan(const Case& c) {
+  validate_case(c);
+  Plan plan;
+  const VersionInfo& vi = info(c.version);
+  record_geometry(c, plan);
+  size_plan_workspace(c, plan);
+  split_batch(c, plan);
 
   // 3. No chunked-context metadata at all when no prefill has context.
   if (plan.num_with_context == 0) {
@@ -145,9 +161,20 @@ Plan make_plan(const Case& c) {
     plan.notes.push_back("no prefill has context: no chunked-context plan");
     return plan;
   }
-  if (vi.packed) detail::plan_packed(c, plan);
-  else detail::plan_old(c, plan);
-  if (plan.built) detail::record_forward_asserts(c, plan);
+  // 4. S1 rounds by self.page_size, which exists only with FA3: elsewhere build() raises.
+  if (v0_page_size_missing(vi, c.platform)) {
+    detail::add_assert(plan, "plan", "AttributeError: 'MLACommonMetadataBuilder' object has no attribute 'page_size'",
+                       "build() calls round_down(max_context_chunk, self.page_size) whenever a prefill has "
+                       "context, but __init__ sets page_size only when aot_schedule (vLLM FlashAttention 3, "
+                       "CUDA only)");
+    plan.asserts.back().kind = FailureKind::crash;
+    return plan;
+  }
+  if (vi.packed)
+    detail::plan_packed(c, plan);
+  else
+    detail::plan_old(c, plan);
+  if (plan.built) detail::record_forward_asserts(plan);
   return plan;
 }
 

@@ -10,12 +10,13 @@ namespace cp::detail {
 void plan_old(const Case& c, Plan& plan);
 void plan_packed(const Case& c, Plan& plan);
 
-// Fills cu_seq_lens / padded_local_cu of a chunk from its entries.
-void finish_chunk(Chunk& ch, bool dcp);
+// Fills the request/token slice and cu_seq_lens / padded_local_cu of a chunk from its entries
+// (qsl: query_start_loc of the case; base: the prefills' first query token).
+void finish_chunk(Chunk& ch, bool dcp, const std::vector<std::int64_t>& qsl, std::int64_t base);
 
 // The asserts every DCP forward runs per chunk (spec §3.3, §3.5): the local rows fit the
 // all-gather layout and reorg kept exactly the rows the global plan expects.
-void record_forward_asserts(const Case& c, Plan& plan);
+void record_forward_asserts(Plan& plan);
 
 void add_assert(Plan& plan, std::string stage, std::string which, std::string detail, int chunk = -1);
 

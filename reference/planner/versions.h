@@ -1,15 +1,25 @@
-// The catalogue of planner versions (DESIGN §4). Names are part of the CLI and the corpus
-// format; never rename one.
+// The catalogue of planner versions (DESIGN §4) as DATA: one row per version says how it
+// sizes the workspace, what it rounds the chunk to, which planner family and asserts it runs,
+// which gather kernel it uses without DCP and how it reports context-free prefills to the
+// merge. Every consumer asks the row; nobody tests `version == ...`. Names are part of the CLI
+// and the corpus format; never rename one. Adding a version = one row here (+ its planner step
+// if it is new + a test): docs/plan.md "How to add a version".
 #pragma once
 
 #include <optional>
 #include <span>
 #include <string_view>
 
+#include "reference/planner/merge_flavour.h"
+
 namespace cp {
 
 enum class Version { v0_early, v1_dcp, v2_interleave, pr41229, v3_pr46114, v4_pr47327, v5_packed, v6_current };
 enum class Platform { cuda, rocm };
+// Which metadata builder runs the planner (#46114): the dense MLA builder (TRITON_MLA and the
+// other dense backends, DeepSeek-V2/V3 on MI300X too) or the sparse-MLA builder (S6), which
+// passes align_chunk_to_block = is_cuda().
+enum class Builder { dense, sparse };
 
 // How a version moves context rows from the paged cache into the workspace (spec §3.4).
 enum class GatherKind {
@@ -18,15 +28,51 @@ enum class GatherKind {
   cp_gather,      // cp_gather_cache on local slots (every DCP version): exact local starts
 };
 
+// determine_chunked_prefill_workspace_size of the version (spec §1; arith.h has the formulas).
+enum class SizingRule {
+  v0_128k,    // S1: min(max(8*mml, 4*mns*B), 128K); init assert S >= mns*B
+  legacy,     // S2-S5: 64K cap, then max(S, mns*B) (#25478)
+  pr41229,    // legacy rounded down to a multiple of W
+  packed_v5,  // #50484: round_up(max(S0, mns*A), A)
+  packed_v6,  // #51733: no mns floor; under DCP round_up(max(S0, A), A)
+};
+
+// What the chunk width / split alignment is rounded to (spec §2.4).
+enum class RoundingRule {
+  block_needs_fa3,       // S1: always round_down(M, page_size), but page_size exists only with FA3
+  block_if_aot,          // S2-S4: round to B only when aot_schedule (CUDA)
+  lcm_bw_if_aot_else_w,  // #41229: lcm(B, W) with aot_schedule, else W
+  block_per_builder,     // #46114 and later: dense always B; sparse B only on CUDA (S5/S6)
+};
+
+enum class PlannerKind {
+  floor_divide_v1,          // S1/S2: M = S // n; DCP local chunk M // W (interleave 1)
+  floor_divide_interleave,  // S3-S5: padded local lengths, PL = cdiv(M, V) * I
+  packed,                   // #50613: per-request packing, chunks are request slices
+};
+
+// How context-free prefills reach the final merge (I-12, I-13).
+enum class ContextMask {
+  none,               // S1/S2/S7: nothing passed
+  first_n,            // S4/S5: prefill_tokens_with_context = query end of the first n prefills
+  last_with_context,  // S8: end of the last prefill with context; empty ranges before it
+};
+
 struct VersionInfo {
   Version version;
   std::string_view name;
   std::string_view summary;
   std::string_view source;  // spec source tag(s)
-  bool packed;              // per-request packing planner (v5, v6) vs equal floor-divide split
+  PlannerKind planner;
+  SizingRule sizing;
+  RoundingRule rounding;
   bool supports_dcp;
   bool supports_interleave;
-  bool masks_context_free_tokens;  // prefill_tokens_with_context passed to the merge (S4/S5)
+  bool per_step_assert;  // old planner: assert M % W == 0 every step (checks W, not I*W)
+  GatherKind gather_without_dcp;
+  ContextMask context_mask;
+  bool packed;                     // == (planner == PlannerKind::packed); kept as a column for readers
+  bool masks_context_free_tokens;  // == (context_mask == first_n)
 };
 
 std::span<const VersionInfo> all_versions();
@@ -34,15 +80,30 @@ const VersionInfo& info(Version v);
 std::optional<Version> parse_version(std::string_view name);
 std::string_view name(Version v);
 std::string_view name(Platform p);
+std::string_view name(Builder b);
 std::string_view name(GatherKind g);
+std::string_view name(MergeFlavour f);
 std::optional<Platform> parse_platform(std::string_view name);
+std::optional<Builder> parse_builder(std::string_view name);
 
-// Behaviour selected by the platform switch (spec §2.4).
-struct VersionBehaviour {
-  bool round_chunk;           // old planner: round M down (to round_to)
-  bool per_step_assert;       // old planner: assert M % W == 0 every step
-  bool align_chunk_to_block;  // packed planner: align = B (else 1) before lcm with V
-};
-VersionBehaviour behaviour(Version v, Platform p);
+// vLLM's aot_schedule (S2-S4: current_platform.is_cuda(); S1: FA3, which only CUDA has).
+constexpr bool aot_schedule(Platform p) { return p == Platform::cuda; }
+
+// The gather kernel a plan of this version uses.
+GatherKind gather_kind(const VersionInfo& v, bool dcp);
+// The merge_attn_states kernel the platform dispatches to (the CUDA kernel additionally needs
+// head_size % 8 == 0; the numerics fall back to Triton otherwise, as vLLM does).
+constexpr MergeFlavour merge_flavour(Platform p) {
+  return p == Platform::cuda ? MergeFlavour::cuda : MergeFlavour::triton;
+}
+
+// Whether the S1 builder dies before planning: it rounds by self.page_size, which __init__
+// sets only when aot_schedule (vLLM FlashAttention 3). Off CUDA every step with chunked
+// context raises AttributeError.
+constexpr bool v0_page_size_missing(const VersionInfo& v, Platform p) {
+  return v.rounding == RoundingRule::block_needs_fa3 && !aot_schedule(p);
+}
+// Packed planner: align_chunk_to_block (dense: always; sparse builder: only on CUDA).
+constexpr bool packed_aligns_to_block(Builder b, Platform p) { return b == Builder::dense || p == Platform::cuda; }
 
 }  // namespace cp

@@ -32,6 +32,10 @@ std::string describe(const Violation& v) {
 }
 
 std::string one_line_verdict(const Evaluation& ev) {
+  if (ev.outcome == Outcome::crashed) {
+    for (const auto& a : ev.plan.asserts)
+      if (a.kind == FailureKind::crash) return "crashed: " + a.which + " (" + a.detail + ")";
+  }
   if (ev.outcome == Outcome::assert_fired) {
     const auto& a = *ev.first_assert();
     return "assert fired: " + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
@@ -97,7 +101,9 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
            << std::setw(11) << e.len;
         if (dcp) os << "  " << std::setw(11) << e.local_start << "  " << std::setw(12) << e.padded_local_len << "  ["
                     << join(e.kept) << "]";
-        if (&e == &ch.entries.front() && ch.is_continuation) os << "  (continuation)";
+        if (&e == &ch.entries.front())
+          os << "  requests [" << ch.request_start << "," << ch.request_end << ") tokens [" << ch.token_start << ","
+             << ch.token_end << ")" << (ch.is_continuation ? " (continuation)" : "");
         os << "\n";
       }
     }
@@ -144,10 +150,16 @@ void print_plan_json(std::ostream& os, const Evaluation& ev) {
   const Plan& p = ev.plan;
   Json j(os);
   j.begin_object();
-  j.field("schema", "chunkproof.plan/1");
+  j.field("schema", "chunkproof.plan/2");
   j.field("case", print_case(c));
   j.field("version", name(c.version));
   j.field("platform", name(c.platform));
+  j.field("builder", name(p.builder));
+  j.field("block", p.block);
+  j.field("dcp", p.dcp);
+  j.field("interleave", p.interleave);
+  j.field("virtual_block", p.virtual_block);
+  j.field("merge", name(p.merge));
   j.field("workspace", p.workspace);
   j.field("workspace_rows", p.workspace_rows);
   j.field("workspace_sized_from_engine", p.sized_from_engine);
@@ -162,6 +174,7 @@ void print_plan_json(std::ostream& os, const Evaluation& ev) {
   j.key("asserts").begin_array();
   for (const auto& a : p.asserts) {
     j.begin_object().field("stage", a.stage).field("which", a.which).field("detail", a.detail).field("chunk", a.chunk);
+    j.field("kind", a.kind == FailureKind::crash ? "crash" : "assert");
     j.end_object();
   }
   j.end_array();
@@ -185,6 +198,8 @@ void print_plan_json(std::ostream& os, const Evaluation& ev) {
   j.key("chunks").begin_array();
   for (const auto& ch : p.chunks) {
     j.begin_object();
+    j.field("request_start", ch.request_start).field("request_end", ch.request_end);
+    j.field("token_start", ch.token_start).field("token_end", ch.token_end);
     j.field("is_continuation", ch.is_continuation);
     j.field("num_context_tokens", ch.total_tokens());
     j.field("cu_seq_lens", ch.cu_seq_lens);

@@ -28,9 +28,16 @@ constexpr Notable kCases[] = {
     {"interleave, python -O: silent misrouting",
      "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=8 interleave=64 ctx=50000,100,100 q=4,4,4 asserts=off",
      "violation I-9"},
-    {"v4-pr47327/rocm: assert removed, misaligned",
-     "version=v4-pr47327 platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,100,100 q=16,16,16",
+    {"v4-pr47327/rocm sparse builder: assert removed, misaligned",
+     "version=v4-pr47327 builder=sparse platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,100,100 "
+     "q=16,16,16",
      "assert"},
+    {"#46114 fixed: v3-pr46114/rocm dense builder, M=21824",
+     "version=v3-pr46114 platform=rocm workspace=65536 block=64 dcp=4 interleave=1 ctx=30000,30000,30000 q=16,16,16",
+     "ok"},
+    {"v0-early without FA3 (rocm): page_size crash",
+     "version=v0-early platform=rocm max_model_len=4095 max_num_seqs=128 block=128 dcp=1 interleave=1 ctx=1 q=41",
+     "crash"},
     {"page-rounding gather, v1/rocm no DCP",
      "version=v1-dcp platform=rocm workspace=65536 block=16 dcp=1 interleave=1 ctx=50000,30000,30000 q=8,8,8",
      "violation I-5"},
@@ -66,6 +73,7 @@ std::vector<StageRow> run(const DemoOptions&) {
     const std::string exp = n.expected;
     if (exp == "ok") r.as_expected = ev.outcome == Outcome::ok;
     else if (exp == "assert") r.as_expected = ev.outcome == Outcome::assert_fired;
+    else if (exp == "crash") r.as_expected = ev.outcome == Outcome::crashed;
     else {
       InvariantId id{};
       parse_invariant(exp.substr(exp.find(' ') + 1), id);

@@ -25,10 +25,11 @@
 
 #include "reference/mla/math/exp.h"
 #include "reference/mla/math/hd.h"
+#include "reference/planner/merge_flavour.h"
 
 namespace cp::mla {
 
-enum class MergeFlavour : std::uint8_t { triton, cuda };
+using cp::MergeFlavour;
 
 struct MergeTensors {
   float* out = nullptr;
