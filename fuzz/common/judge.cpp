@@ -4,6 +4,7 @@
 
 #include "fuzz/common/case_codec.h"
 #include "invariants/catalogue.h"
+#include "invariants/interval/interval.h"
 #include "reference/arith/checked_int.h"
 
 namespace cp::fuzz {
@@ -44,22 +45,28 @@ Judgement judge(const Case& c, const TargetConfig& cfg) {
   } catch (const CaseError&) {
     return j;
   }
-  if (estimated_plan_entries(c) > kMaxFuzzEntries || simulated_rows(c) > kMaxFuzzRows) return j;
+  if (estimated_plan_work(c) > kMaxFuzzWork) return j;
   const bool expect_ok = cfg.expected_correct(c.version);
   if (expect_ok && !in_sizing_domain(c)) return j;  // an explicit S its own sizing never produces
-  Evaluation ev;
+  // Interval level: the verdicts and counts of the token-level checks (fuzz_interval_diff.cpp
+  // holds the two together) at a cost independent of context length. The evaluation's storage
+  // is reused: an execution that holds allocates only inside the planner.
+  thread_local Evaluation ev;
   try {
-    ev = evaluate(c);
+    ev.plan = make_plan(c);
   } catch (const CaseError&) {
-    return j;  // refused as too large to simulate
+    return j;  // refused as too large to plan
   } catch (const ArithmeticError&) {
     return j;  // out of int64: an error, never a wrapped value
   }
-  j.case_line = print_case(c);
+  interval::evaluate_plan(c, ev.plan, ev.results, ev.outcome);
   if (ev.outcome == Outcome::ok) {
     j.kind = Judgement::ok;
+    if (cfg.print_case) j.case_line = print_case(c);
     return j;
   }
+  ev.c = c;
+  j.case_line = print_case(c);
   j.signature = signature(ev);
   j.invariant = primary_invariant(ev);
   j.detail = detail_of(ev);
