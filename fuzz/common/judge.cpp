@@ -1,5 +1,6 @@
 #include "fuzz/common/judge.h"
 
+#include <cstdlib>
 #include <sstream>
 
 #include "fuzz/common/case_codec.h"
@@ -25,6 +26,15 @@ std::string detail_of(const Evaluation& ev) {
 
 }  // namespace
 
+std::int64_t max_fuzz_work() {
+  static const std::int64_t bound = [] {
+    const char* e = std::getenv("CHUNKPROOF_FUZZ_MAX_WORK");
+    const long long v = e ? std::atoll(e) : 0;
+    return v > 0 ? static_cast<std::int64_t>(v) : kMaxFuzzWork;
+  }();
+  return bound;
+}
+
 bool stop_on_matches(const std::string& stop_on, const std::string& tags) {
   if (stop_on.empty()) return false;
   std::size_t pos = 0;
@@ -38,14 +48,14 @@ bool stop_on_matches(const std::string& stop_on, const std::string& tags) {
   return true;
 }
 
-Judgement judge(const Case& c, const TargetConfig& cfg) {
+Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known) {
   Judgement j;
   try {
     validate_case(c);
   } catch (const CaseError&) {
     return j;
   }
-  if (estimated_plan_work(c) > kMaxFuzzWork) return j;
+  if (estimated_plan_work(c) > max_fuzz_work()) return j;
   const bool expect_ok = cfg.expected_correct(c.version);
   if (expect_ok && !in_sizing_domain(c)) return j;  // an explicit S its own sizing never produces
   // Interval level: the verdicts and counts of the token-level checks (fuzz_interval_diff.cpp
@@ -66,8 +76,13 @@ Judgement judge(const Case& c, const TargetConfig& cfg) {
     return j;
   }
   ev.c = c;
-  j.case_line = print_case(c);
   j.signature = signature(ev);
+  if (known && !expect_ok && cfg.stop_on.empty() && known->seen(j.signature) &&
+      !ev.violated(InvariantId::I3_coverage) && !ev.violated(InvariantId::I11_config_validity)) {
+    j.kind = Judgement::finding;
+    return j;
+  }
+  j.case_line = print_case(c);
   j.invariant = primary_invariant(ev);
   j.detail = detail_of(ev);
   j.tags = j.signature + " violated:";

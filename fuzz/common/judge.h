@@ -26,9 +26,15 @@ struct Judgement {
 // Bound on estimated_plan_work() (chunk entries x W) above which a case is skipped as too slow.
 // The checks are interval level (invariants/interval/): an execution costs O(chunks x requests
 // x W) whatever the context lengths, so this bounds the size of the plan, never a context.
-inline constexpr std::int64_t kMaxFuzzWork = std::int64_t{1} << 16;
+// CHUNKPROOF_FUZZ_MAX_WORK overrides it (for measurements: bench/fuzz_execs.sh).
+inline constexpr std::int64_t kMaxFuzzWork = std::int64_t{1} << 12;
+std::int64_t max_fuzz_work();
 
-Judgement judge(const Case& c, const TargetConfig& cfg);
+// With `known` (the signatures a FindingSink already recorded), a finding of a known signature
+// comes back with only its kind and signature: the case line, tags and detail are text the
+// caller would throw away (the hot path of a legacy version, where most inputs are findings).
+// Crashes and --stop-on always get the full judgement.
+Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known = nullptr);
 
 // CHUNKPROOF_FUZZ_STOP_ON: '&'-separated substrings that must all occur in Judgement::tags;
 // a matching finding becomes a crash (libFuzzer stops there). Used to time the first finding

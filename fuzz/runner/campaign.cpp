@@ -428,7 +428,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   // campaign folder is the findings folder; its default does not depend on the current
   // directory, and the corpus defaults to a folder inside it, so the same command resumes the
   // same campaign from anywhere.
-  const fs::path findings = opt.findings_dir.empty() ? default_campaign_dir(opt.target, vers, opt.platform)
+  const fs::path findings = opt.findings_dir.empty() ? fs::path(default_campaign_dir(opt.target, vers, opt.platform))
                                                       : fs::absolute(opt.findings_dir);
   const fs::path corpus = opt.corpus_dir.empty() ? findings / "corpus" : fs::absolute(opt.corpus_dir);
   const fs::path raw = findings / "raw", crashes = findings / "crashes", minimized = findings / "minimized";
@@ -691,7 +691,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
       }
       bytes.resize(4 + rng() % 60);
       for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
-      const Judgement j = judge(decode_case(bytes.data(), bytes.size(), sel), cfg);
+      const Judgement j = judge(decode_case(bytes.data(), bytes.size(), sel), cfg, &sink);
       ++res.run.executions;
       if (j.kind == Judgement::finding || j.kind == Judgement::crash) sink.record(j.signature, j.case_line, j.detail);
       if (el - last_show >= 0.5) {

@@ -33,10 +33,15 @@ std::vector<std::int64_t> linear(std::int64_t lo, std::int64_t hi) {
 }
 
 std::vector<std::int64_t> default_values(const std::string& key) {
-  if (key == "workspace") return geometric(512, std::int64_t{1} << 21, 40);
+  if (key == "workspace") {  // multiples of 64: inside every sizing domain for W | 64
+    std::vector<std::int64_t> v;
+    for (std::int64_t x : geometric(512, std::int64_t{1} << 21, 32))
+      if (v.empty() || (x + 32) / 64 * 64 > v.back()) v.push_back((x + 32) / 64 * 64);
+    return v;
+  }
   if (key == "max_model_len") return geometric(1024, std::int64_t{1} << 20, 32);
   if (key == "max_num_seqs") return geometric(1, 1024, 24);
-  if (key == "prefills") return linear(1, 32);
+  if (key == "prefills") return linear(1, 24);
   if (key == "ctx") return geometric(1, std::int64_t{1} << 24, 32);
   if (key == "q") return linear(1, 32);
   if (key == "block") return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
@@ -100,7 +105,7 @@ std::int64_t rough_work(const Case& c) {
       info(c.version).packed ? total / s + 2 * P + 1 : (mx / std::max<std::int64_t>(1, s / n) + 1) * P;
   return entries * c.dcp;
 }
-constexpr std::int64_t kMaxCellWork = std::int64_t{1} << 22;
+constexpr std::int64_t kMaxCellWork = std::int64_t{1} << 16;
 
 MapCell evaluate_cell(const Case& c) {
   MapCell cell;
@@ -114,7 +119,7 @@ MapCell evaluate_cell(const Case& c) {
   }
   if (rough_work(c) > kMaxCellWork) {
     cell.category = "plan too large";
-    cell.detail = "over 2^22 entries x W: not evaluated";
+    cell.detail = "over 2^16 entries x W: not evaluated";
     return cell;
   }
   try {
@@ -295,7 +300,9 @@ std::string write_map_files(const Map& m, const std::string& svg_path, std::stri
     png_note = "no PNG: neither rsvg-convert nor ImageMagick's convert is installed";
     return {};
   }
-  if (std::system((cmd + " >/dev/null 2>&1").c_str()) != 0) {
+  std::remove(png.c_str());
+  std::ifstream made;
+  if (std::system((cmd + " >/dev/null 2>&1").c_str()) != 0 || (made.open(png), !made.good())) {
     png_note = "no PNG: '" + cmd + "' failed";
     return {};
   }
