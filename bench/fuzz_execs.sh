@@ -17,7 +17,7 @@ targets=${4:-planner}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf '%-14s %-10s %12s   %s\n' target build 'exec/s' 'runs (exec/s @ load average)'
+printf '%-14s %-10s %14s   %s\n' target build 'exec/cpu-s' 'runs (wall exec/s / exec per cpu-s @ load average)'
 for t in $targets; do
   for b in "$san" "$plain"; do
     bin="$b/fuzz/${t}_fuzz"
@@ -29,12 +29,16 @@ for t in $targets; do
       [ -f "corpus/${t}_fuzz.dict" ] && opts="-dict=corpus/${t}_fuzz.dict"
       ml=$(sed -n 's/^max_len *= *//p' "corpus/${t}_fuzz.options" 2>/dev/null || true)
       [ -n "$ml" ] && opts="$opts -max_len=$ml"
-      eps=$(CHUNKPROOF_FUZZ_QUIET=1 CHUNKPROOF_FUZZ_EXPECT_CORRECT=none "$bin" -seed=$seed -max_total_time="$secs" \
-              -print_final_stats=1 $opts -artifact_prefix="$tmp/" "$tmp/c" 2>&1 | awk '/stat::average_exec_per_sec/ {print $2}')
+      CHUNKPROOF_FUZZ_QUIET=1 CHUNKPROOF_FUZZ_EXPECT_CORRECT=none /usr/bin/time -f "cpu %U %S" -o "$tmp/cpu" "$bin" \
+        -seed=$seed -max_total_time="$secs" -print_final_stats=1 $opts -artifact_prefix="$tmp/" "$tmp/c" > "$tmp/log" 2>&1 || true
+      eps=$(awk '/stat::average_exec_per_sec/ {print $2}' "$tmp/log")
+      n=$(awk '/stat::number_of_executed_units/ {print $2}' "$tmp/log")
+      # Executions per CPU second: what one core gives when the machine is shared.
+      cps=$(awk -v n="${n:-0}" '/^cpu/ {t = $2 + $3; printf "%d", (t > 0 ? n / t : 0)}' "$tmp/cpu")
       load=$(cut -d' ' -f1 /proc/loadavg)
-      runs="$runs ${eps:-0}"; detail="$detail ${eps:-0}@$load"
+      runs="$runs ${cps:-0}"; detail="$detail ${eps:-0}/${cps:-0}@$load"
     done
     med=$(for r in $runs; do echo "$r"; done | median)
-    printf '%-14s %-10s %12s  %s\n' "$t" "$(basename "$b")" "$med" "$detail"
+    printf '%-14s %-10s %14s  %s\n' "$t" "$(basename "$b")" "$med" "$detail"
   done
 done

@@ -127,15 +127,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const InvariantResult i = interval::check(inv.id, c, p);
     const std::string tag(inv.tag);
     if (t.verdict != i.verdict)
-      differ(c, edits, tag + " verdict: token " + std::string(name(t.verdict)) + ", interval " + std::string(name(i.verdict)));
+      differ(c, edits,
+             tag + " verdict: token " + std::string(name(t.verdict)) + ", interval " + std::string(name(i.verdict)));
     if (t.total_violations != i.total_violations)
-      differ(c, edits, tag + " violations: token " + std::to_string(t.total_violations) + ", interval " +
-                           std::to_string(i.total_violations));
+      differ(c, edits,
+             tag + " violations: token " + std::to_string(t.total_violations) + ", interval " +
+                 std::to_string(i.total_violations));
     if (t.note != i.note) differ(c, edits, tag + " note: token '" + t.note + "', interval '" + i.note + "'");
     for (std::size_t k = 0; k < t.violations.size() && k < i.violations.size(); ++k)
       if (!same(t.violations[k], i.violations[k]))
-        differ(c, edits, tag + " violation " + std::to_string(k) + ": token " + describe(t.violations[k]) +
-                             "; interval " + describe(i.violations[k]));
+        differ(c, edits,
+               tag + " violation " + std::to_string(k) + ": token " + describe(t.violations[k]) + "; interval " +
+                   describe(i.violations[k]));
   }
   const auto tk = interval::reorg_counts_token(c, p), ik = interval::reorg_counts(c, p);
   if (tk.size() != ik.size()) differ(c, edits, "I-9 entry count differs");

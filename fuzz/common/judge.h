@@ -11,7 +11,8 @@ namespace cp::fuzz {
 
 struct Judgement {
   enum Kind {
-    rejected,  // bad input, a plan over kMaxFuzzWork, or an explicit S outside an expected-correct version's sizing domain
+    rejected,  // bad input, a plan over kMaxFuzzWork, or an explicit S outside an expected-correct version's sizing
+               // domain
     ok,
     finding,  // a version under investigation asserts or violates an invariant
     crash,    // an expected-correct version does, or an invariant every version keeps is violated

@@ -166,8 +166,10 @@ class GroupReaper {
       _exit(0);
     }
     close(fds[0]);
-    if (pid_ < 0) close(fds[1]);
-    else wfd_ = fds[1];
+    if (pid_ < 0)
+      close(fds[1]);
+    else
+      wfd_ = fds[1];
   }
   GroupReaper(const GroupReaper&) = delete;
   GroupReaper& operator=(const GroupReaper&) = delete;
@@ -203,8 +205,8 @@ class FolderLock {
     }
     char host[256] = {};
     gethostname(host, sizeof host - 1);
-    const std::string who = "pid " + std::to_string(getpid()) + " on " + host + " since " + now_iso() + " (" +
-                            command + ")\n";
+    const std::string who =
+        "pid " + std::to_string(getpid()) + " on " + host + " since " + now_iso() + " (" + command + ")\n";
     if (ftruncate(fd_, 0) != 0 || pwrite(fd_, who.data(), who.size(), 0) < 0) { /* the lock itself holds */
     }
     return true;
@@ -429,7 +431,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   // directory, and the corpus defaults to a folder inside it, so the same command resumes the
   // same campaign from anywhere.
   const fs::path findings = opt.findings_dir.empty() ? fs::path(default_campaign_dir(opt.target, vers, opt.platform))
-                                                      : fs::absolute(opt.findings_dir);
+                                                     : fs::absolute(opt.findings_dir);
   const fs::path corpus = opt.corpus_dir.empty() ? findings / "corpus" : fs::absolute(opt.corpus_dir);
   const fs::path raw = findings / "raw", crashes = findings / "crashes", minimized = findings / "minimized";
   std::error_code ec;
@@ -455,7 +457,8 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
       why = "the findings folder " + fc.string() + " is inside the corpus folder " + cc.string();
     else
       for (const char* sub : {"raw", "crashes", "minimized", "maps"})
-        if (inside(cc, fc / sub)) why = "the corpus folder " + cc.string() + " is inside the runner's " + (fc / sub).string();
+        if (inside(cc, fc / sub))
+          why = "the corpus folder " + cc.string() + " is inside the runner's " + (fc / sub).string();
     if (!why.empty()) {
       res.exit_code = 2;
       res.error = why + ": the corpus must be a folder of its own (reports would become fuzz inputs); the default, " +
@@ -858,7 +861,8 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     for (Version v : sel.versions)
       for (Platform p : sel.platforms)
         for (const MapSpec& spec : default_maps(v, p)) {
-          const fs::path svg = dir / (std::string(name(v)) + "-" + std::string(name(p)) + "-" + spec.y + "-x-" + spec.x + ".svg");
+          const fs::path svg =
+              dir / (std::string(name(v)) + "-" + std::string(name(p)) + "-" + spec.y + "-x-" + spec.x + ".svg");
           const std::string label = std::string(name(v)) + "/" + std::string(name(p)) + ": " + spec.y + " x " + spec.x;
           if (!res.interrupted && !stop_requested()) {
             try {
@@ -956,7 +960,8 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     md << "**" << res.pending_artifacts << " crash artifact(s) not yet examined** (interrupted): the next run of the "
        << "same command replays and records them.\n\n";
   md << "## Violation maps\n\n";
-  if (maps.empty()) md << "None (maps are drawn for the planner target).\n\n";
+  if (maps.empty())
+    md << "None (maps are drawn for the planner target).\n\n";
   else
     md << "Each map evaluates one version and platform on a grid of two parameters, every cell coloured by its "
           "outcome (ok, the assert that fires, the invariants violated); hover a cell in a browser for its case line. "

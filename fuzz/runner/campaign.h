@@ -67,7 +67,7 @@ struct CampaignResult {
   std::string report_md, report_json;
   int pending_artifacts = 0;      // crash artifacts left for the next run (interrupted)
   std::vector<std::string> maps;  // violation maps (SVG, beside them PNG when drawn) linked from report.md
-  std::string error;  // with exit_code 2
+  std::string error;              // with exit_code 2
 };
 
 // Where the libFuzzer build of `<target>_fuzz` is; "" with `searched` listing where it looked.

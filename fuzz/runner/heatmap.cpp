@@ -20,8 +20,8 @@ std::vector<std::int64_t> geometric(std::int64_t lo, std::int64_t hi, int n) {
   std::vector<std::int64_t> v;
   for (int i = 0; i < n; ++i) {
     const double t = n == 1 ? 0.0 : static_cast<double>(i) / (n - 1);
-    const auto x = static_cast<std::int64_t>(std::llround(static_cast<double>(lo) *
-                                                          std::pow(static_cast<double>(hi) / static_cast<double>(lo), t)));
+    const auto x = static_cast<std::int64_t>(
+        std::llround(static_cast<double>(lo) * std::pow(static_cast<double>(hi) / static_cast<double>(lo), t)));
     if (v.empty() || x > v.back()) v.push_back(x);
   }
   return v;
@@ -47,36 +47,47 @@ std::vector<std::int64_t> default_values(const std::string& key) {
   if (key == "block") return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
   if (key == "dcp") return {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 48, 64};
   if (key == "interleave") return {1, 2, 4, 8, 16, 32, 64};
-  throw std::invalid_argument("unknown map key '" + key + "' (one of: workspace, max_model_len, max_num_seqs, "
+  throw std::invalid_argument("unknown map key '" + key +
+                              "' (one of: workspace, max_model_len, max_num_seqs, "
                               "prefills, ctx, q, block, dcp, interleave)");
 }
 
 // The base configuration every cell starts from: the 8xMI300X crash of the README (DCP 8,
 // block 64, three requests of 30,000 tokens) with a 64K workspace.
 struct Base {
-  std::int64_t workspace = 65536, max_model_len = 0, max_num_seqs = 0, prefills = 3, ctx = 30000, q = 16,
-               block = 64, dcp = 8, interleave = 1;
+  std::int64_t workspace = 65536, max_model_len = 0, max_num_seqs = 0, prefills = 3, ctx = 30000, q = 16, block = 64,
+               dcp = 8, interleave = 1;
   void set(const std::string& k, std::int64_t v) {
-    if (k == "workspace") workspace = v, max_model_len = max_num_seqs = 0;
+    if (k == "workspace")
+      workspace = v, max_model_len = max_num_seqs = 0;
     else if (k == "max_model_len" || k == "max_num_seqs") {
       workspace = 0;
       if (!max_model_len) max_model_len = 163840;
       if (!max_num_seqs) max_num_seqs = 256;
       (k == "max_model_len" ? max_model_len : max_num_seqs) = v;
-    } else if (k == "prefills") prefills = v;
-    else if (k == "ctx") ctx = v;
-    else if (k == "q") q = v;
-    else if (k == "block") block = v;
-    else if (k == "dcp") dcp = v;
-    else if (k == "interleave") interleave = v;
-    else default_values(k);  // throws naming the key
+    } else if (k == "prefills")
+      prefills = v;
+    else if (k == "ctx")
+      ctx = v;
+    else if (k == "q")
+      q = v;
+    else if (k == "block")
+      block = v;
+    else if (k == "dcp")
+      dcp = v;
+    else if (k == "interleave")
+      interleave = v;
+    else
+      default_values(k);  // throws naming the key
   }
   Case to_case(Version ver, Platform p) const {
     Case c;
     c.version = ver;
     c.platform = p;
-    if (workspace) c.workspace = workspace;
-    else c.max_model_len = max_model_len, c.max_num_seqs = max_num_seqs;
+    if (workspace)
+      c.workspace = workspace;
+    else
+      c.max_model_len = max_model_len, c.max_num_seqs = max_num_seqs;
     c.block = block;
     // Versions without DCP / interleave run their only configuration.
     c.dcp = info(ver).supports_dcp ? dcp : 1;
@@ -91,9 +102,9 @@ struct Base {
 std::int64_t rough_work(const Case& c) {
   std::int64_t s = 0;
   try {
-    s = c.workspace ? *c.workspace
-                    : size_workspace(c.version, c.platform, *c.max_model_len, *c.max_num_seqs, c.block, c.dcp,
-                                     c.interleave);
+    s = c.workspace
+            ? *c.workspace
+            : size_workspace(c.version, c.platform, *c.max_model_len, *c.max_num_seqs, c.block, c.dcp, c.interleave);
   } catch (const std::exception&) {
     return 0;
   }
@@ -154,11 +165,16 @@ MapCell evaluate_cell(const Case& c) {
 std::string xml(std::string_view s) {
   std::string o;
   for (char ch : s) {
-    if (ch == '<') o += "&lt;";
-    else if (ch == '>') o += "&gt;";
-    else if (ch == '&') o += "&amp;";
-    else if (ch == '"') o += "&quot;";
-    else o += ch;
+    if (ch == '<')
+      o += "&lt;";
+    else if (ch == '>')
+      o += "&gt;";
+    else if (ch == '&')
+      o += "&amp;";
+    else if (ch == '"')
+      o += "&quot;";
+    else
+      o += ch;
   }
   return o;
 }
@@ -168,8 +184,8 @@ std::string colour_of(const std::string& cat, std::size_t index) {
   if (cat == "invalid input") return "#d9d9d9";
   if (cat == "plan too large") return "#f2f2f2";
   static const char* kAsserts[] = {"#d62728", "#ff7f0e", "#8c1c13", "#e377c2", "#bcbd22", "#ff9896"};
-  static const char* kViolations[] = {"#1f77b4", "#9467bd", "#17becf", "#393b79", "#8c564b", "#6b6ecf",
-                                      "#7f7f7f", "#aec7e8", "#c5b0d5", "#843c39"};
+  static const char* kViolations[] = {"#1f77b4", "#9467bd", "#17becf", "#393b79", "#8c564b",
+                                      "#6b6ecf", "#7f7f7f", "#aec7e8", "#c5b0d5", "#843c39"};
   if (cat.rfind("assert", 0) == 0) return kAsserts[index % std::size(kAsserts)];
   return kViolations[index % std::size(kViolations)];
 }
@@ -230,7 +246,8 @@ Map compute_map(const MapSpec& spec) {
 }
 
 std::string render_svg(const Map& m) {
-  const int cw = 16, ch = 14, left = 90, top = 64, nx = static_cast<int>(m.xs.size()), ny = static_cast<int>(m.ys.size());
+  const int cw = 16, ch = 14, left = 90, top = 64, nx = static_cast<int>(m.xs.size()),
+            ny = static_cast<int>(m.ys.size());
   const int grid_w = nx * cw, grid_h = ny * ch;
   const int legend_top = top + grid_h + 56;
   const int height = legend_top + 20 * static_cast<int>(m.categories.size()) + 40;
@@ -255,8 +272,8 @@ std::string render_svg(const Map& m) {
       const int px = left + i * cw, py = top + (ny - 1 - j) * ch;
       s << "<rect x=\"" << px << "\" y=\"" << py << "\" width=\"" << cw << "\" height=\"" << ch << "\" fill=\""
         << colour[cell.category] << "\" stroke=\"white\" stroke-width=\"0.5\"><title>" << xml(m.spec.x) << "="
-        << m.xs[static_cast<std::size_t>(i)] << " " << xml(m.spec.y) << "=" << m.ys[static_cast<std::size_t>(j)]
-        << ": " << xml(cell.category) << (cell.detail.empty() ? "" : " (" + xml(cell.detail) + ")") << "\n"
+        << m.xs[static_cast<std::size_t>(i)] << " " << xml(m.spec.y) << "=" << m.ys[static_cast<std::size_t>(j)] << ": "
+        << xml(cell.category) << (cell.detail.empty() ? "" : " (" + xml(cell.detail) + ")") << "\n"
         << xml(cell.case_line) << "</title></rect>\n";
     }
   const int xstep = std::max(1, nx / 10), ystep = std::max(1, ny / 12);
@@ -267,8 +284,8 @@ std::string render_svg(const Map& m) {
   for (int j = 0; j < ny; j += ystep)
     s << "<text x=\"" << left - 6 << "\" y=\"" << top + (ny - 1 - j) * ch + ch - 3 << "\" text-anchor=\"end\">"
       << m.ys[static_cast<std::size_t>(j)] << "</text>\n";
-  s << "<text x=\"" << left + grid_w / 2 << "\" y=\"" << top + grid_h + 46 << "\" text-anchor=\"middle\" font-weight=\"bold\">"
-    << xml(m.spec.x) << "</text>\n"
+  s << "<text x=\"" << left + grid_w / 2 << "\" y=\"" << top + grid_h + 46
+    << "\" text-anchor=\"middle\" font-weight=\"bold\">" << xml(m.spec.x) << "</text>\n"
     << "<text x=\"14\" y=\"" << top + grid_h / 2 << "\" font-weight=\"bold\" transform=\"rotate(-90 14 "
     << top + grid_h / 2 << ")\" text-anchor=\"middle\">" << xml(m.spec.y) << "</text>\n";
   int ly = legend_top;

@@ -24,7 +24,7 @@ struct MapSpec {
   Platform platform = Platform::cuda;
   std::string x = "workspace", y = "prefills";
   std::vector<std::pair<std::string, std::int64_t>> fix;  // applied over the base case
-  std::vector<std::int64_t> x_values, y_values;            // empty: the key's default range
+  std::vector<std::int64_t> x_values, y_values;           // empty: the key's default range
 };
 
 struct MapCell {
@@ -36,10 +36,10 @@ struct MapCell {
 struct Map {
   MapSpec spec;
   std::vector<std::int64_t> xs, ys;
-  std::vector<MapCell> cells;               // row-major, y outer
-  std::vector<std::string> categories;      // in first-seen order, "ok" first when present
+  std::vector<MapCell> cells;           // row-major, y outer
+  std::vector<std::string> categories;  // in first-seen order, "ok" first when present
   std::map<std::string, std::int64_t> counts;
-  std::string base_line;                    // the base case (x, y shown as X, Y)
+  std::string base_line;  // the base case (x, y shown as X, Y)
 };
 
 // Evaluates the grid. Throws std::invalid_argument naming the bad key or value.

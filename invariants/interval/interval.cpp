@@ -274,41 +274,46 @@ InvariantResult check_I9(const Case& c, const Plan& p) {
   detail::Sink s(InvariantId::I9_reorg_exact);
   if (!p.built) return s.not_evaluated();
   std::size_t recorded = 0;
-  walk_plan(c, p, [&](const EntryCounts& k, std::vector<Group>& groups, std::int64_t first_missing,
-                      std::int64_t last_missing) {
-    if (k.foreign == 0 && k.duplicate == 0 && k.missing == 0) return;
-    if (recorded >= kMaxRecorded) {  // counted, not kept: no text to build
-      s.add({});
-      return;
-    }
-    ++recorded;
-    const ChunkEntry& e = p.chunks[static_cast<std::size_t>(k.chunk)].entries[static_cast<std::size_t>(k.entry)];
-    // The same text as the token-level check (its std::map orders by request, then kind).
-    std::sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) {
-      return x.request != y.request ? x.request < y.request : x.kind < y.kind;
-    });
-    std::string got;
-    for (const auto& g : groups) {
-      if (!got.empty()) got += "; ";
-      got += str(g.count) + " " + kind_name(g.kind) + " row(s)";
-      if (g.request >= 0) got += " of request " + str(g.request) + " (positions " + str(g.lo) + ".." + str(g.hi) + ")";
-    }
-    if (k.duplicate) got += (got.empty() ? "" : "; ") + str(k.duplicate) + " duplicate row(s)";
-    if (k.missing)
-      got += (got.empty() ? "" : "; ") + str(k.missing) + " position(s) never received (" + str(first_missing) + ".." +
-             str(last_missing) + ")";
-    s.add({.chunk = k.chunk, .request = e.request, .row = k.first_bad_row,
-           .expected = "exactly its context positions [" + str(e.start) + ", " + str(e.start + e.len) + ") once",
-           .got = got,
-           .reason = k.foreign ? "attention reads rows of the wrong token" : "rows lost or repeated"});
-  });
+  walk_plan(
+      c, p,
+      [&](const EntryCounts& k, std::vector<Group>& groups, std::int64_t first_missing, std::int64_t last_missing) {
+        if (k.foreign == 0 && k.duplicate == 0 && k.missing == 0) return;
+        if (recorded >= kMaxRecorded) {  // counted, not kept: no text to build
+          s.add({});
+          return;
+        }
+        ++recorded;
+        const ChunkEntry& e = p.chunks[static_cast<std::size_t>(k.chunk)].entries[static_cast<std::size_t>(k.entry)];
+        // The same text as the token-level check (its std::map orders by request, then kind).
+        std::sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) {
+          return x.request != y.request ? x.request < y.request : x.kind < y.kind;
+        });
+        std::string got;
+        for (const auto& g : groups) {
+          if (!got.empty()) got += "; ";
+          got += str(g.count) + " " + kind_name(g.kind) + " row(s)";
+          if (g.request >= 0)
+            got += " of request " + str(g.request) + " (positions " + str(g.lo) + ".." + str(g.hi) + ")";
+        }
+        if (k.duplicate) got += (got.empty() ? "" : "; ") + str(k.duplicate) + " duplicate row(s)";
+        if (k.missing)
+          got += (got.empty() ? "" : "; ") + str(k.missing) + " position(s) never received (" + str(first_missing) +
+                 ".." + str(last_missing) + ")";
+        s.add({.chunk = k.chunk,
+               .request = e.request,
+               .row = k.first_bad_row,
+               .expected = "exactly its context positions [" + str(e.start) + ", " + str(e.start + e.len) + ") once",
+               .got = got,
+               .reason = k.foreign ? "attention reads rows of the wrong token" : "rows lost or repeated"});
+      });
   return s.done();
 }
 
 InvariantResult check_I11(const Case& c, const Plan&) {
   detail::Sink s(InvariantId::I11_config_validity);
   if (c.interleave > c.block || c.block % c.interleave != 0) {
-    s.add({.expected = "I <= B and B mod I == 0", .got = "I=" + str(c.interleave) + " B=" + str(c.block),
+    s.add({.expected = "I <= B and B mod I == 0",
+           .got = "I=" + str(c.interleave) + " B=" + str(c.block),
            .reason = "slot mapping pos // (B*W) no longer matches owner = (pos / I) mod W"});
     return s.done();
   }
@@ -330,10 +335,10 @@ InvariantResult check_I11(const Case& c, const Plan&) {
     const Int owner_slot = floormod(floordiv(vbo, I), W);
     const Int off = floordiv(vbo, I * W) * I + floormod(vbo, I);
     const Int slot_local = floordiv(P, B * W) * B + off;
-    if ((owner_slot != owner_rank(P, I, W) || slot_local != local_index(P, I, W)) && (bad < 0 || pos < bad))
-      bad = pos;
+    if ((owner_slot != owner_rank(P, I, W) || slot_local != local_index(P, I, W)) && (bad < 0 || pos < bad)) bad = pos;
   }
-  if (bad >= 0) s.add({.row = bad, .expected = "slot mapping == ownership formula", .got = "differs at position " + str(bad)});
+  if (bad >= 0)
+    s.add({.row = bad, .expected = "slot mapping == ownership formula", .got = "differs at position " + str(bad)});
   return s.done();
 }
 

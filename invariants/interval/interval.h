@@ -26,9 +26,9 @@ struct EntryCounts {
   int chunk = -1;
   int entry = -1;
   int request = -1;
-  std::int64_t foreign = 0;   // rows that are not one of its own context positions of the span
-  std::int64_t duplicate = 0; // own positions received more than once (every extra copy)
-  std::int64_t missing = 0;   // span positions never received
+  std::int64_t foreign = 0;    // rows that are not one of its own context positions of the span
+  std::int64_t duplicate = 0;  // own positions received more than once (every extra copy)
+  std::int64_t missing = 0;    // span positions never received
   std::int64_t first_bad_row = -1;
   friend bool operator==(const EntryCounts&, const EntryCounts&) = default;
 };

@@ -10,7 +10,8 @@
 namespace cp::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: chunkproof map --version V --platform cuda|rocm --x KEY --y KEY [--fix KEY=VAL ...]
+constexpr const char* kHelp =
+    R"(usage: chunkproof map --version V --platform cuda|rocm --x KEY --y KEY [--fix KEY=VAL ...]
                       [--out FILE.svg]
 
 Evaluates the version on a grid of two parameters (every other parameter from a base case, the
@@ -39,9 +40,12 @@ int run(Args args) {
   std::vector<std::pair<std::string, std::int64_t>> fix;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string kv;
-    if (args[i] == "--fix" && i + 1 < args.size()) kv = args[i + 1];
-    else if (args[i].rfind("--fix=", 0) == 0) kv = args[i].substr(6);
-    else continue;
+    if (args[i] == "--fix" && i + 1 < args.size())
+      kv = args[i + 1];
+    else if (args[i].rfind("--fix=", 0) == 0)
+      kv = args[i].substr(6);
+    else
+      continue;
     const auto eq = kv.find('=');
     std::int64_t v = 0;
     const char* b = kv.data() + (eq == std::string::npos ? 0 : eq + 1);
@@ -69,14 +73,16 @@ int run(Args args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  const std::string out = o.get_or("--out", "map-" + std::string(name(spec.version)) + "-" +
-                                                std::string(name(spec.platform)) + "-" + spec.y + "-x-" + spec.x +
-                                                ".svg");
+  const std::string out =
+      o.get_or("--out", "map-" + std::string(name(spec.version)) + "-" + std::string(name(spec.platform)) + "-" +
+                            spec.y + "-x-" + spec.x + ".svg");
   std::string png_note;
   const std::string png = fuzz::write_map_files(m, out, png_note);
   std::cout << "map: " << out << "\n";
-  if (!png.empty()) std::cout << "png: " << png << "\n";
-  else std::cout << png_note << "\n";
+  if (!png.empty())
+    std::cout << "png: " << png << "\n";
+  else
+    std::cout << png_note << "\n";
   bool findings = false;
   for (const auto& c : m.categories) {
     std::cout << "  " << m.counts.at(c) << "\t" << c << "\n";
