@@ -333,7 +333,8 @@ std::vector<MapSpec> default_maps(Version v, Platform p) {
   maps.push_back(a);
   if (info(v).supports_dcp) {
     MapSpec b;
-    b.version = v, b.platform = p, b.x = "dcp", b.y = "interleave";
+    // Interleave only where the version has it; otherwise the workspace against W.
+    b.version = v, b.platform = p, b.x = "dcp", b.y = info(v).supports_interleave ? "interleave" : "workspace";
     maps.push_back(b);
   }
   return maps;

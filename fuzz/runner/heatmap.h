@@ -51,7 +51,7 @@ std::string render_svg(const Map& m);
 std::string write_map_files(const Map& m, const std::string& svg_path, std::string& png_note);
 
 // The maps a campaign report links for one version and platform: workspace x prefills at its
-// default DCP/interleave, and dcp x interleave.
+// default DCP/interleave, and dcp x interleave (dcp x workspace for versions without interleave).
 std::vector<MapSpec> default_maps(Version v, Platform p);
 
 }  // namespace cp::fuzz
