@@ -236,7 +236,7 @@ int run_capture(const std::vector<std::string>& argv, const ChildEnv& env, doubl
       if (n <= 0) break;
       if (out.size() < (1u << 20)) out.append(buf, static_cast<std::size_t>(n));
     }
-    if (!killed && Clock::now() > deadline) {
+    if (!killed && (Clock::now() > deadline || g_signals > 0)) {  // Ctrl-C: do not wait for it
       kill(-pid, SIGKILL);
       killed = true;
     }
