@@ -53,9 +53,11 @@ std::vector<std::int64_t> default_values(const std::string& key) {
 }
 
 // The base configuration every cell starts from: the 8xMI300X crash of the README (DCP 8,
-// block 64, three requests of 30,000 tokens) with a 64K workspace.
+// block 64, three requests of 30,000 tokens) with the workspace each version sizes for
+// DeepSeek's engine config (max_model_len 163840, 256 sequences: 65536 rows for the legacy
+// versions). An explicit workspace (an axis or --fix workspace=) replaces the sizing.
 struct Base {
-  std::int64_t workspace = 65536, max_model_len = 0, max_num_seqs = 0, prefills = 3, ctx = 30000, q = 16, block = 64,
+  std::int64_t workspace = 0, max_model_len = 163840, max_num_seqs = 256, prefills = 3, ctx = 30000, q = 16, block = 64,
                dcp = 8, interleave = 1;
   void set(const std::string& k, std::int64_t v) {
     if (k == "workspace")
@@ -251,7 +253,7 @@ std::string render_svg(const Map& m) {
   const int grid_w = nx * cw, grid_h = ny * ch;
   const int legend_top = top + grid_h + 56;
   const int height = legend_top + 20 * static_cast<int>(m.categories.size()) + 40;
-  const int width = std::max(left + grid_w + 40, 760);
+  const int width = std::max({left + grid_w + 40, 760, 30 + 6 * static_cast<int>(m.base_line.size() + 11)});
   std::map<std::string, std::string> colour;
   std::size_t na = 0, nv = 0;
   for (const auto& c : m.categories)

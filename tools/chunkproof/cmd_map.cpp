@@ -15,8 +15,9 @@ constexpr const char* kHelp =
                       [--out FILE.svg]
 
 Evaluates the version on a grid of two parameters (every other parameter from a base case, the
-8xMI300X configuration: workspace=65536 block=64 dcp=8 interleave=1, 3 prefills of ctx=30000,
-q=16, changed with --fix) and draws each cell in the colour of its outcome: ok, the assert that
+8xMI300X configuration: block=64 dcp=8 interleave=1, 3 prefills of ctx=30000, q=16, the
+workspace sized by the version from max_model_len=163840 max_num_seqs=256 unless workspace is
+an axis or fixed; changed with --fix) and draws each cell in the colour of its outcome: ok, the assert that
 fires, or the invariants violated (interval-level evaluation, the same verdicts as `plan`).
 Hovering a cell in a browser shows its case line, which replays with `chunkproof plan --case`.
 
