@@ -253,7 +253,7 @@ std::string render_svg(const Map& m) {
   const int grid_w = nx * cw, grid_h = ny * ch;
   const int legend_top = top + grid_h + 56;
   const int height = legend_top + 20 * static_cast<int>(m.categories.size()) + 40;
-  const int width = std::max({left + grid_w + 40, 760, 30 + 6 * static_cast<int>(m.base_line.size() + 11)});
+  const int width = std::max({left + grid_w + 40, 760, 30 + 7 * static_cast<int>(m.base_line.size() + 11)});
   std::map<std::string, std::string> colour;
   std::size_t na = 0, nv = 0;
   for (const auto& c : m.categories)
