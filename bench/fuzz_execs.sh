@@ -1,45 +1,44 @@
 #!/bin/sh
-# exec/s of every fuzz target, sanitized (ASan+UBSan) and plain, median of 5 runs.
-#   bench/fuzz_execs.sh [SANITIZED_BUILD [PLAIN_BUILD [SECONDS]]]
-# Builds: the `fuzz` preset (or build/fz-fuzz) and a plain libFuzzer build:
-#   cmake -S . -B build/fz-plain -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCHUNKPROOF_FUZZ_ENGINE=ON \
-#         -DCHUNKPROOF_SANITIZE=OFF -DCHUNKPROOF_BUILD_TESTS=OFF -DCHUNKPROOF_WITH_Z3=OFF
-#   ninja -C build/fz-plain planner_fuzz dcp_index_fuzz case_parser_fuzz merge_fuzz
-# Each run starts from an EMPTY corpus (mutation throughput; one process). The seed corpora are
-# much heavier per input (the spec's 100k-token cases): their replay time is measured apart
-# with the replay driver (bench/fuzz_execs.sh prints it last).
+# exec/s of the fuzz targets, sanitized (ASan+UBSan) and plain, median of 5 runs, one process.
+#   bench/fuzz_execs.sh [SANITIZED_BUILD [PLAIN_BUILD [SECONDS [TARGETS]]]]
+# Builds: the `fuzz` preset (build/fuzz) and a plain libFuzzer build:
+#   cmake -S . -B build/fz-plain -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
+#         -DCHUNKPROOF_FUZZ_ENGINE=ON -DCHUNKPROOF_SANITIZE=OFF -DCHUNKPROOF_BUILD_TESTS=OFF -DCHUNKPROOF_WITH_Z3=OFF
+#   ninja -C build/fz-plain planner_fuzz
+# Each run starts from an EMPTY corpus with the target's .options (max_len, dictionary), so the
+# number is mutation throughput on the decoder's whole domain (planner: contexts to 2^24,
+# workspaces to 2^31, 1024 requests, DCP to 64). The machine's load average is printed with
+# every run: on a shared machine read the numbers with it.
 set -eu
 san=${1:-build/fuzz}
 plain=${2:-build/fz-plain}
 secs=${3:-8}
+targets=${4:-planner}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf '%-12s %-10s %12s   %s\n' target build 'exec/s' 'runs (exec/s)'
-for t in planner dcp_index case_parser merge; do
+printf '%-14s %-10s %14s   %s\n' target build 'exec/cpu-s' 'runs (wall exec/s / exec per cpu-s @ load average)'
+for t in $targets; do
   for b in "$san" "$plain"; do
     bin="$b/fuzz/${t}_fuzz"
     [ -x "$bin" ] || { echo "missing $bin" >&2; continue; }
-    runs=""
+    runs=""; detail=""
     for seed in 1 2 3 4 5; do
       rm -rf "$tmp/c" && mkdir "$tmp/c"
-      dict=""; [ -f "corpus/${t}_fuzz.dict" ] && dict="-dict=corpus/${t}_fuzz.dict"
-      eps=$(CHUNKPROOF_FUZZ_QUIET=1 "$bin" -seed=$seed -max_total_time="$secs" -print_final_stats=1 $dict \
-              -artifact_prefix="$tmp/" "$tmp/c" 2>&1 | awk '/stat::average_exec_per_sec/ {print $2}')
-      runs="$runs ${eps:-0}"
+      opts=""
+      [ -f "corpus/${t}_fuzz.dict" ] && opts="-dict=corpus/${t}_fuzz.dict"
+      ml=$(sed -n 's/^max_len *= *//p' "corpus/${t}_fuzz.options" 2>/dev/null || true)
+      [ -n "$ml" ] && opts="$opts -max_len=$ml"
+      CHUNKPROOF_FUZZ_QUIET=1 CHUNKPROOF_FUZZ_EXPECT_CORRECT=none /usr/bin/time -f "cpu %U %S" -o "$tmp/cpu" "$bin" \
+        -seed=$seed -max_total_time="$secs" -print_final_stats=1 $opts -artifact_prefix="$tmp/" "$tmp/c" > "$tmp/log" 2>&1 || true
+      eps=$(awk '/stat::average_exec_per_sec/ {print $2}' "$tmp/log")
+      n=$(awk '/stat::number_of_executed_units/ {print $2}' "$tmp/log")
+      # Executions per CPU second: what one core gives when the machine is shared.
+      cps=$(awk -v n="${n:-0}" '/^cpu/ {t = $2 + $3; printf "%d", (t > 0 ? n / t : 0)}' "$tmp/cpu")
+      load=$(cut -d' ' -f1 /proc/loadavg)
+      runs="$runs ${cps:-0}"; detail="$detail ${eps:-0}/${cps:-0}@$load"
     done
     med=$(for r in $runs; do echo "$r"; done | median)
-    printf '%-12s %-10s %12s  %s\n' "$t" "$(basename "$b")" "$med" "$runs"
-  done
-done
-for t in planner dcp_index case_parser merge; do
-  for b in "$san" "$plain"; do
-    bin="$b/fuzz/${t}_fuzz"
-    [ -x "$bin" ] || continue
-    n=$(ls "corpus/${t}_fuzz" | wc -l)
-    s0=$(date +%s.%N)
-    CHUNKPROOF_FUZZ_QUIET=1 "$bin" -runs=0 "corpus/${t}_fuzz" > /dev/null 2>&1 || true
-    s1=$(date +%s.%N)
-    printf 'seed corpus %-12s %-10s %4d inputs in %.2f s\n' "$t" "$(basename "$b")" "$n" "$(echo "$s1 - $s0" | bc)"
+    printf '%-14s %-10s %14s  %s\n' "$t" "$(basename "$b")" "$med" "$detail"
   done
 done

@@ -1,5 +1,9 @@
 // planner_fuzz: a case decoded from the bytes (fuzz/common/case_codec.h) runs through the
-// version's sizing and planner, the DCP simulation and every invariant of the catalogue.
+// version's sizing and planner and every invariant of the catalogue, evaluated at interval level
+// (invariants/interval/: the token-level verdicts at a cost independent of context length;
+// interval_diff_fuzz holds the two levels together). The domain is the full one: contexts up to
+// 2^24, workspaces up to 2^31, 1024 requests, DCP up to 64, every interleave dividing the block;
+// only plans over max_fuzz_work() entries x W are skipped.
 //
 // Which versions are expected correct (a violation or an assert is a crash) and which are
 // under investigation (a violation is a recorded finding, fuzzing goes on) is chosen at run
@@ -49,7 +53,7 @@ State& state() {
 // Judges one case and acts on it; returns false when the input is rejected.
 bool run_case(const Case& c, bool allow_record) {
   State& st = state();
-  const Judgement j = judge(c, st.cfg);
+  const Judgement j = judge(c, st.cfg, st.cfg.print_case ? nullptr : &st.sink);
   if (j.kind == Judgement::rejected) return false;
   if (st.cfg.print_case)
     std::printf("case: %s\nverdict: %s\n", j.case_line.c_str(), j.signature.empty() ? "ok" : j.signature.c_str());

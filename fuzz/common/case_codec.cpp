@@ -280,10 +280,21 @@ std::int64_t estimated_plan_entries(const Case& c) {
   }
   const auto P = static_cast<std::int64_t>(c.ctx.size());
   if (n == 0 || s <= 0) return P;
-  const std::int64_t width = std::max<std::int64_t>(1, s / n);
-  const std::int64_t old_entries = (max_ctx / width + 1) * P;
-  const std::int64_t packed_entries = total / std::max<std::int64_t>(1, s / std::max<std::int64_t>(1, c.dcp)) + P;
-  return info(c.version).packed ? packed_entries : old_entries;
+  if (!info(c.version).packed) {  // K = cdiv(max_ctx, M) chunks, every prefill in every chunk
+    const std::int64_t width = std::max<std::int64_t>(1, s / n);
+    return (max_ctx / width + 1) * P;
+  }
+  // Packed: a chunk holds about S/W rows per rank, i.e. about S global positions, minus the
+  // padding of a split to the alignment unit; every request adds at most one more entry.
+  const std::int64_t unit = alignment_unit(c);
+  const std::int64_t per_chunk = s < unit ? s : std::max(unit, s - unit);
+  return total / per_chunk + 2 * P + 1;
+}
+
+std::int64_t estimated_plan_work(const Case& c) {
+  const std::int64_t e = estimated_plan_entries(c);
+  const std::int64_t w = std::max<std::int64_t>(1, c.dcp);
+  return e > (std::int64_t{1} << 40) / w ? std::int64_t{1} << 40 : e * w;
 }
 
 bool in_sizing_domain(const Case& c) {

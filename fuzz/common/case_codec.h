@@ -30,17 +30,21 @@ struct Selection {
   static Selection from_env();
 };
 
-// Bounds that keep one execution short (the token-level simulation is linear in context).
+// The decoder's domain (issue 11: the full domain). The checks are interval level
+// (invariants/interval/), so an execution costs O(chunks x requests x W), not O(context):
+// contexts up to 2^24 tokens, workspaces up to 2^31 rows, up to 1024 requests, DCP up to 64 and
+// every interleave dividing the block. What bounds one execution is the plan's size
+// (judge.h: kMaxFuzzWork), never a context length.
 struct DecodeLimits {
-  static constexpr std::int64_t max_requests = 65;  // 1 + (2^6 - 1)
+  static constexpr std::int64_t max_requests = 1024;  // 1 + (2^10 - 1)
   static constexpr std::int64_t max_dcp = 64;
   static constexpr std::int64_t max_block = 16384;
-  static constexpr std::int64_t max_ctx = (std::int64_t{1} << 17) - 1;
-  static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 18;
-  static constexpr std::int64_t max_q = 1024;                           // 1 + (2^10 - 1)
-  static constexpr std::int64_t max_workspace = std::int64_t{1} << 22;  // 1 + (2^22 - 1)
-  static constexpr std::int64_t max_model_len = std::int64_t{1} << 20;  // 1 + (2^20 - 1)
-  static constexpr std::int64_t max_num_seqs = 2048;                    // 1 + (2^11 - 1)
+  static constexpr std::int64_t max_ctx = (std::int64_t{1} << 24) - 1;
+  static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 34;   // 1024 x 2^24: not binding
+  static constexpr std::int64_t max_q = 1024;                            // 1 + (2^10 - 1)
+  static constexpr std::int64_t max_workspace = std::int64_t{1} << 31;   // 1 + (2^31 - 1)
+  static constexpr std::int64_t max_model_len = std::int64_t{1} << 24;   // 1 + (2^24 - 1)
+  static constexpr std::int64_t max_num_seqs = 2048;                     // 1 + (2^11 - 1)
 };
 
 // Decodes a case; never throws for any input (the result may still fail validate_case()).
@@ -54,6 +58,9 @@ std::vector<std::uint8_t> encode_case(const Case& c);
 // Rough count of chunk entries the version's planner would build: inputs above a bound are
 // skipped by the fuzzers (they are valid, only slow). Never throws.
 std::int64_t estimated_plan_entries(const Case& c);
+// What one interval-level evaluation costs, roughly: estimated entries x W (the planner's and
+// the checks' per-rank work per entry). Never throws.
+std::int64_t estimated_plan_work(const Case& c);
 // Rows the token-level simulation touches, roughly: sum over requests with context of (ctx + I*W) x W.
 std::int64_t simulated_rows(const Case& c);
 

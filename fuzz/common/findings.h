@@ -53,6 +53,7 @@ class FindingSink {
   explicit FindingSink(const TargetConfig& cfg) : cfg_(cfg) {}
   void record(const std::string& sig, const std::string& case_line, const std::string& detail);
   std::size_t distinct() const { return seen_.size(); }
+  bool seen(const std::string& sig) const { return seen_.count(sig) != 0; }
 
  private:
   const TargetConfig& cfg_;

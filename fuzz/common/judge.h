@@ -11,7 +11,8 @@ namespace cp::fuzz {
 
 struct Judgement {
   enum Kind {
-    rejected,  // bad input, too slow to simulate, or an explicit S outside an expected-correct version's sizing domain
+    rejected,  // bad input, a plan over kMaxFuzzWork, or an explicit S outside an expected-correct version's sizing
+               // domain
     ok,
     finding,  // a version under investigation asserts or violates an invariant
     crash,    // an expected-correct version does, or an invariant every version keeps is violated
@@ -23,15 +24,18 @@ struct Judgement {
   std::string case_line;
 };
 
-// Bound on the planner's estimated chunk entries above which a case is skipped as too slow.
-inline constexpr std::int64_t kMaxFuzzEntries = std::int64_t{1} << 16;
-// Bound on simulated_rows() (sum of (ctx + I*W) x W). Above it one execution takes tens of ms under
-// ASan and startup on the spec-scale seeds dominates a campaign; every bug family of the spec
-// also shows at smaller scale (the decoder makes small values as likely as large ones), and the
-// spec-scale cases replay in CTest through corpus/regressions.
-inline constexpr std::int64_t kMaxFuzzRows = std::int64_t{1} << 18;
+// Bound on estimated_plan_work() (chunk entries x W) above which a case is skipped as too slow.
+// The checks are interval level (invariants/interval/): an execution costs O(chunks x requests
+// x W) whatever the context lengths, so this bounds the size of the plan, never a context.
+// CHUNKPROOF_FUZZ_MAX_WORK overrides it (for measurements: bench/fuzz_execs.sh).
+inline constexpr std::int64_t kMaxFuzzWork = std::int64_t{1} << 12;
+std::int64_t max_fuzz_work();
 
-Judgement judge(const Case& c, const TargetConfig& cfg);
+// With `known` (the signatures a FindingSink already recorded), a finding of a known signature
+// comes back with only its kind and signature: the case line, tags and detail are text the
+// caller would throw away (the hot path of a legacy version, where most inputs are findings).
+// Crashes and --stop-on always get the full judgement.
+Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known = nullptr);
 
 // CHUNKPROOF_FUZZ_STOP_ON: '&'-separated substrings that must all occur in Judgement::tags;
 // a matching finding becomes a crash (libFuzzer stops there). Used to time the first finding

@@ -14,7 +14,7 @@ mkdir -p "$OUT" "$work/obj"
 flags="-std=c++20 -I$root -ffp-contract=off -fno-fast-math"
 objs=()
 for src in "$root"/reference/caseio/case.cpp "$root"/reference/planner/*.cpp "$root"/reference/dcp/*.cpp \
-           "$root"/invariants/*.cpp "$root"/fuzz/common/*.cpp; do
+           "$root"/invariants/*.cpp "$root"/invariants/interval/*.cpp "$root"/fuzz/common/*.cpp; do
   obj="$work/obj/$(echo "${src#$root/}" | tr / _).o"
   $CXX $CXXFLAGS $flags -c "$src" -o "$obj"
   objs+=("$obj")

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 #include "fuzz/common/case_codec.h"
 #include "fuzz/common/findings.h"
 #include "fuzz/common/judge.h"
+#include "fuzz/runner/heatmap.h"
 #include "fuzz/runner/minimize.h"
 #include "invariants/catalogue.h"
 #include "tools/chunkproof/json.h"
@@ -32,6 +35,16 @@ namespace cp::fuzz {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Campaign state is written at least this often while fuzzing (issue 11: <= 30 s);
+// CHUNKPROOF_FUZZ_CHECKPOINT_SECONDS overrides it (the campaign test uses 1).
+double checkpoint_seconds() {
+  const char* e = std::getenv("CHUNKPROOF_FUZZ_CHECKPOINT_SECONDS");
+  const double v = e ? std::atof(e) : 0;
+  return v > 0 ? std::min(v, 30.0) : 15.0;
+}
+// After Ctrl-C/SIGTERM libFuzzer gets this long to stop before its process group is killed.
+constexpr double kInterruptGraceSeconds = 1.0;
 
 volatile sig_atomic_t g_signals = 0;
 extern "C" void on_signal(int) { g_signals = g_signals + 1; }
@@ -95,14 +108,23 @@ struct ChildEnv {
   std::vector<std::pair<std::string, std::string>> vars;
 };
 
-// Starts argv[0] with stdout+stderr on a pipe, in its own process group.
+bool stop_requested() { return g_signals > 0; }
+
+// Starts argv[0] with stdout+stderr on a pipe, in its own process group, killed by the kernel
+// when this process dies (PR_SET_PDEATHSIG). Its own children (libFuzzer's fork-mode jobs)
+// stay in the group, which GroupReaper kills.
 pid_t spawn(const std::vector<std::string>& argv, const ChildEnv& env, int& read_fd) {
   int fds[2];
-  if (pipe(fds) != 0) return -1;
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
     setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the runner died before the line above
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     dup2(fds[1], 1);
     dup2(fds[1], 2);
     close(fds[0]);
@@ -115,16 +137,94 @@ pid_t spawn(const std::vector<std::string>& argv, const ChildEnv& env, int& read
     std::fprintf(stderr, "cannot execute %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
+  setpgid(pid, pid);  // also here: no window in which a signal to the group misses the child
   close(fds[1]);
   read_fd = fds[0];
   return pid;
 }
+
+// Kills a process group when this process ends in any way, SIGKILL included: a forked watcher
+// blocks on a pipe that only this process holds open; end of file means the runner is gone.
+// Normal exits kill the group too (the destructor closes the pipe).
+class GroupReaper {
+ public:
+  explicit GroupReaper(pid_t pgid) {
+    int fds[2];
+    if (pgid <= 0 || pipe2(fds, O_CLOEXEC) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      // Async-signal-safe calls only. Keep the read end as fd 3 and close everything else (the
+      // campaign lock among them: the watcher must not hold it).
+      dup2(fds[0], 3);
+      for (int fd = 4; fd < 1024; ++fd) close(fd);
+      char b;
+      for (;;) {
+        const ssize_t n = read(3, &b, 1);
+        if (n == 0 || (n < 0 && errno != EINTR)) break;
+      }
+      kill(-pgid, SIGKILL);
+      _exit(0);
+    }
+    close(fds[0]);
+    if (pid_ < 0)
+      close(fds[1]);
+    else
+      wfd_ = fds[1];
+  }
+  GroupReaper(const GroupReaper&) = delete;
+  GroupReaper& operator=(const GroupReaper&) = delete;
+  ~GroupReaper() {
+    if (wfd_ >= 0) close(wfd_);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int wfd_ = -1;
+};
+
+// An exclusive lock on a campaign folder (flock on <dir>/.lock, released by the kernel when the
+// holder dies). The file names the holder.
+class FolderLock {
+ public:
+  bool acquire(const fs::path& dir, const std::string& command, std::string& holder) {
+    const std::string path = (dir / ".lock").string();
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      holder = "cannot open " + path + ": " + std::strerror(errno);
+      return false;
+    }
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char buf[512] = {};
+      const ssize_t n = pread(fd_, buf, sizeof buf - 1, 0);
+      holder = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "another process";
+      while (!holder.empty() && holder.back() == '\n') holder.pop_back();
+      ::close(fd_);
+      fd_ = -1;
+      return false;
+    }
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::string who =
+        "pid " + std::to_string(getpid()) + " on " + host + " since " + now_iso() + " (" + command + ")\n";
+    if (ftruncate(fd_, 0) != 0 || pwrite(fd_, who.data(), who.size(), 0) < 0) { /* the lock itself holds */
+    }
+    return true;
+  }
+  ~FolderLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  int fd_ = -1;
+};
 
 // Runs a command to completion (with a time limit) and returns its exit status and output.
 int run_capture(const std::vector<std::string>& argv, const ChildEnv& env, double timeout_s, std::string& out) {
   int fd = -1;
   const pid_t pid = spawn(argv, env, fd);
   if (pid < 0) return -1;
+  GroupReaper reaper(pid);
   const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(timeout_s * 1000));
   char buf[4096];
   bool killed = false;
@@ -136,7 +236,7 @@ int run_capture(const std::vector<std::string>& argv, const ChildEnv& env, doubl
       if (n <= 0) break;
       if (out.size() < (1u << 20)) out.append(buf, static_cast<std::size_t>(n));
     }
-    if (!killed && Clock::now() > deadline) {
+    if (!killed && (Clock::now() > deadline || g_signals > 0)) {  // Ctrl-C: do not wait for it
       kill(-pid, SIGKILL);
       killed = true;
     }
@@ -199,6 +299,9 @@ struct State {
   std::int64_t executions = 0;
   double seconds = 0;
   std::int64_t coverage = 0, features = 0;
+  // Executions of the targets' log (findings/.execs) already in `executions`: a run killed after
+  // its last checkpoint leaves the log behind, and the next run adds what it holds beyond this.
+  std::int64_t execs_log_counted = 0;
 };
 
 State load_state(const fs::path& p) {
@@ -214,6 +317,7 @@ State load_state(const fs::path& p) {
     if (k == "seconds") s.seconds = std::atof(v.c_str());
     if (k == "coverage") s.coverage = std::atoll(v.c_str());
     if (k == "features") s.features = std::atoll(v.c_str());
+    if (k == "execs_log_counted") s.execs_log_counted = std::atoll(v.c_str());
   }
   return s;
 }
@@ -221,7 +325,7 @@ State load_state(const fs::path& p) {
 void save_state(const fs::path& p, const State& s) {
   std::ostringstream os;
   os << "runs=" << s.runs << "\nexecutions=" << s.executions << "\nseconds=" << s.seconds << "\ncoverage=" << s.coverage
-     << "\nfeatures=" << s.features << "\n";
+     << "\nfeatures=" << s.features << "\nexecs_log_counted=" << s.execs_log_counted << "\n";
   write_file_atomic(p.string(), os.str());
 }
 
@@ -313,20 +417,61 @@ std::string locate_fuzzer(const std::string& target, const std::string& hint, st
   return {};
 }
 
+std::string default_campaign_dir(const std::string& target, const std::string& versions, const std::string& platform) {
+  const char* home = std::getenv("CHUNKPROOF_FUZZ_HOME");
+  const fs::path root = home && *home ? fs::absolute(home) : fs::path(CHUNKPROOF_SOURCE_DIR) / "chunkproof-fuzz";
+  return (root / (target + "-" + versions + "-" + platform)).string();
+}
+
 CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   CampaignResult res;
   res.engine = opt.engine;
   const std::string vers = opt.versions.empty() ? "all" : join(opt.versions, ",");
-  // Directories: corpus and findings persist across runs, so a killed campaign resumes.
-  const fs::path base = fs::path("chunkproof-fuzz") / (opt.target + "-" + vers + "-" + opt.platform);
-  const fs::path corpus = opt.corpus_dir.empty() ? base / "corpus" : fs::path(opt.corpus_dir);
-  const fs::path findings = opt.findings_dir.empty() ? base / "findings" : fs::path(opt.findings_dir);
+  // Directories: corpus and findings persist across runs, so a killed campaign resumes. The
+  // campaign folder is the findings folder; its default does not depend on the current
+  // directory, and the corpus defaults to a folder inside it, so the same command resumes the
+  // same campaign from anywhere.
+  const fs::path findings = opt.findings_dir.empty() ? fs::path(default_campaign_dir(opt.target, vers, opt.platform))
+                                                     : fs::absolute(opt.findings_dir);
+  const fs::path corpus = opt.corpus_dir.empty() ? findings / "corpus" : fs::absolute(opt.corpus_dir);
   const fs::path raw = findings / "raw", crashes = findings / "crashes", minimized = findings / "minimized";
   std::error_code ec;
   for (const auto& d : {corpus, raw, crashes, minimized}) fs::create_directories(d, ec);
   if (ec) {
     res.exit_code = 2;
     res.error = "cannot create " + findings.string() + ": " + ec.message();
+    return res;
+  }
+  {
+    // libFuzzer reads corpus folders recursively and writes new inputs into the first one: the
+    // corpus must never contain the findings (reports and records would become inputs), nor sit
+    // inside the runner's own subfolders.
+    const fs::path cc = fs::weakly_canonical(corpus, ec), fc = fs::weakly_canonical(findings, ec);
+    auto inside = [](const fs::path& a, const fs::path& b) {  // a is b or below b
+      auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+      return ib == b.end();
+    };
+    std::string why;
+    if (cc == fc)
+      why = "--corpus-dir and --findings-dir are the same folder (" + cc.string() + ")";
+    else if (inside(fc, cc))
+      why = "the findings folder " + fc.string() + " is inside the corpus folder " + cc.string();
+    else
+      for (const char* sub : {"raw", "crashes", "minimized", "maps"})
+        if (inside(cc, fc / sub))
+          why = "the corpus folder " + cc.string() + " is inside the runner's " + (fc / sub).string();
+    if (!why.empty()) {
+      res.exit_code = 2;
+      res.error = why + ": the corpus must be a folder of its own (reports would become fuzz inputs); the default, " +
+                  (fc / "corpus").string() + ", is";
+      return res;
+    }
+  }
+  FolderLock lock;
+  if (std::string holder; !lock.acquire(findings, opt.command_line, holder)) {
+    res.exit_code = 2;
+    res.error = "campaign folder " + findings.string() + " is in use by " + holder +
+                "; wait for it, stop it, or pass another --findings-dir";
     return res;
   }
   const fs::path corpus_root = fs::path(CHUNKPROOF_SOURCE_DIR) / "corpus";
@@ -369,31 +514,73 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     for (const auto& e : fs::directory_iterator(minimized, ec)) s.insert(e.path().filename().string());
     return s;
   }();
-  State state = load_state(findings / "campaign.state");
+  // Totals: campaign.state holds every earlier run; this run is checkpointed into it every
+  // checkpoint_seconds(), so a run killed outright loses at most that much.
+  const fs::path state_file = findings / "campaign.state";
+  State base = load_state(state_file);
+  const fs::path exec_log = findings / ".execs";
+  std::int64_t exec_log_total = 0;
+  {
+    // Executions a killed run logged after its last checkpoint.
+    std::ifstream in(exec_log);
+    for (std::string line; std::getline(in, line);) exec_log_total += std::atoll(line.c_str());
+    if (exec_log_total > base.execs_log_counted) base.executions += exec_log_total - base.execs_log_counted;
+    base.execs_log_counted = 0;
+    in.close();
+    fs::remove(exec_log, ec);
+    exec_log_total = 0;
+  }
+  State state = base;
   SignalGuard guard;
   const auto t0 = Clock::now();
+  auto checkpoint = [&](const CampaignStats& run, double seconds) {
+    state = base;
+    state.runs = base.runs + 1;
+    state.executions = base.executions + run.executions;
+    state.seconds = base.seconds + seconds;
+    state.coverage = std::max(base.coverage, run.coverage);
+    state.features = std::max(base.features, run.features);
+    state.execs_log_counted = std::max(exec_log_total, run.executions);
+    save_state(state_file, state);
+  };
+  double last_checkpoint = 0;
+  const double checkpoint_every = checkpoint_seconds();
+  auto maybe_checkpoint = [&](const CampaignStats& run, double el) {
+    if (el - last_checkpoint < checkpoint_every) return;
+    last_checkpoint = el;
+    checkpoint(run, el);
+  };
   const bool tty = opt.status_line && isatty(2);
   auto findings_so_far = [&] { return count_files(raw) + count_files(crashes); };
   double last_plain = 0;
+  std::int64_t crashes_at_signal = -1;  // fork mode counts the job a Ctrl-C stops as a crash
   auto show = [&](const CampaignStats& s, double el) {
+    CampaignStats shown = s;
+    if (crashes_at_signal >= 0) shown.crashes = crashes_at_signal;
     if (tty)
-      std::fprintf(stderr, "\r\033[K%s", status_text(s, el, opt.max_time, findings_so_far()).c_str());
+      std::fprintf(stderr, "\r\033[K%s", status_text(shown, el, opt.max_time, findings_so_far()).c_str());
     else if (opt.status_line && el - last_plain >= 15) {
       last_plain = el;
-      std::fprintf(stderr, "%s\n", status_text(s, el, opt.max_time, findings_so_far()).c_str());
+      std::fprintf(stderr, "%s\n", status_text(shown, el, opt.max_time, findings_so_far()).c_str());
     }
   };
 
-  // Executions summed from the targets' counts (fork mode's parent reports them only now and then).
-  const fs::path exec_log = findings / ".execs";
-  fs::remove(exec_log, ec);
-  auto exec_log_total = [&](CampaignStats& s, double el) {
+  // Executions summed from the targets' counts (fork mode's parent reports them only now and
+  // then), read incrementally.
+  std::streamoff exec_log_offset = 0;
+  auto read_exec_log = [&](CampaignStats& s, double el) {
     std::ifstream in(exec_log);
-    std::int64_t total = 0;
-    for (std::string line; std::getline(in, line);) total += std::atoll(line.c_str());
-    if (total > s.executions) {
-      s.executions = total;
-      if (el > 0) s.exec_per_s = static_cast<double>(total) / el;
+    if (!in) return;
+    in.seekg(exec_log_offset);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (in.eof()) break;  // a line still being written
+      exec_log_total += std::atoll(line.c_str());
+      exec_log_offset = in.tellg();
+    }
+    if (exec_log_total > s.executions) {
+      s.executions = exec_log_total;
+      if (el > 0) s.exec_per_s = static_cast<double>(exec_log_total) / el;
     }
   };
 
@@ -435,13 +622,15 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
       res.error = "cannot start " + fuzzer;
       return res;
     }
+    GroupReaper reaper(pid);  // libFuzzer and its jobs end with this runner, however it ends
     std::string pending;
     char buf[8192];
     int forwarded = 0;
+    double last_corpus_count = -1;
     double hard_kill_at = opt.max_time + 120;
     for (;;) {
       pollfd p{fd, POLLIN, 0};
-      const int r = poll(&p, 1, 500);
+      const int r = poll(&p, 1, 200);
       if (r > 0) {
         const ssize_t n = read(fd, buf, sizeof buf);
         if (n <= 0) break;
@@ -455,14 +644,21 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
         }
       }
       const double el = std::chrono::duration<double>(Clock::now() - t0).count();
-      res.run.corpus = count_files(corpus);
-      exec_log_total(res.run, el);
+      if (el - last_corpus_count >= 1) {
+        last_corpus_count = el;
+        res.run.corpus = count_files(corpus);
+      }
+      read_exec_log(res.run, el);
       show(res.run, el);
-      if (g_signals > forwarded) {  // Ctrl-C / kill: stop libFuzzer (and its jobs), then report
+      maybe_checkpoint(res.run, el);
+      if (g_signals > forwarded) {
+        // Ctrl-C / kill: ask libFuzzer to stop, and kill its group a second later — fork mode
+        // counts the job the signal stopped as a crash and would start new ones.
+        if (forwarded == 0) crashes_at_signal = res.run.crashes;
         forwarded = g_signals;
         res.interrupted = true;
         kill(-pid, forwarded > 1 ? SIGKILL : SIGINT);
-        hard_kill_at = std::min(hard_kill_at, el + 15);
+        hard_kill_at = std::min(hard_kill_at, el + kInterruptGraceSeconds);
       }
       if (el > hard_kill_at) {
         kill(-pid, SIGKILL);
@@ -473,7 +669,8 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     int status = 0;
     waitpid(pid, &status, 0);
     kill(-pid, SIGKILL);  // stray jobs of the group, if any
-    exec_log_total(res.run, std::chrono::duration<double>(Clock::now() - t0).count());
+    read_exec_log(res.run, std::chrono::duration<double>(Clock::now() - t0).count());
+    if (crashes_at_signal >= 0) res.run.crashes = crashes_at_signal;
     flog << "== exit status " << status << "\n";
     if (tty) std::fprintf(stderr, "\n");
   } else if (opt.engine == "builtin") {
@@ -498,13 +695,14 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
       }
       bytes.resize(4 + rng() % 60);
       for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
-      const Judgement j = judge(decode_case(bytes.data(), bytes.size(), sel), cfg);
+      const Judgement j = judge(decode_case(bytes.data(), bytes.size(), sel), cfg, &sink);
       ++res.run.executions;
       if (j.kind == Judgement::finding || j.kind == Judgement::crash) sink.record(j.signature, j.case_line, j.detail);
       if (el - last_show >= 0.5) {
         last_show = el;
         res.run.exec_per_s = el > 0 ? static_cast<double>(res.run.executions) / el : 0;
         show(res.run, el);
+        maybe_checkpoint(res.run, el);
       }
     }
     if (tty) std::fprintf(stderr, "\n");
@@ -521,7 +719,9 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     res.run.exec_per_s = static_cast<double>(res.run.executions) / std::min(res.run.seconds, opt.max_time);
 
   // Findings: the target's records (versions under investigation) and libFuzzer's artifacts.
-  const double minimize_budget = g_signals > 1 ? 0.0 : opt.minimize_seconds;
+  // After Ctrl-C the report must come within seconds: findings are recorded as found, without
+  // minimization (the record says so).
+  const double minimize_budget = res.interrupted || g_signals ? 0.0 : opt.minimize_seconds;
   auto file_for = [&](const std::string& sig) { return minimized / (slug(sig) + ".case"); };
   auto write_record = [&](const std::string& sig, const std::string& kind, const std::string& invariant,
                           const std::string& detail, const std::string& original, const Case* c,
@@ -543,7 +743,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   auto minimize_and_record = [&](const Case& c0, const Judgement& j, const std::string& kind,
                                  const std::string& extra) {
     if (fs::exists(file_for(j.signature), ec)) return;
-    MinimizeResult m = minimize_case(c0, j.signature, cfg, minimize_budget);
+    MinimizeResult m = minimize_case(c0, j.signature, cfg, minimize_budget, stop_requested);
     // Verify through the printed line, as a user would replay it.
     Case replay = c0;
     try {
@@ -553,7 +753,8 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     const Judgement back = judge(replay, cfg);
     const Case& keep = back.signature == j.signature ? replay : c0;
     write_record(j.signature, kind, j.invariant, j.detail, print_case(c0), &keep,
-                 extra + "# minimize: " + std::to_string(m.evaluations) + " evaluations\n");
+                 extra + (minimize_budget > 0 ? "# minimize: " + std::to_string(m.evaluations) + " evaluations\n"
+                                              : std::string("# minimize: skipped (interrupted)\n")));
   };
   std::vector<fs::path> raws;
   for (const auto& e : fs::directory_iterator(raw, ec))
@@ -585,6 +786,10 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     }
     std::sort(arts.begin(), arts.end());
     for (const auto& a : arts) {
+      if (res.interrupted || stop_requested()) {  // left for the next run of the same command
+        ++res.pending_artifacts;
+        continue;
+      }
       ChildEnv e2 = env;
       e2.vars.push_back({"CHUNKPROOF_PRINT_CASE", "1"});
       std::string out;
@@ -648,6 +853,33 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     write_file_atomic((crashes / ".processed").string(), list);
   }
 
+  // Violation maps: one version and platform over two parameters each (fuzz/runner/heatmap.h),
+  // drawn after every completed run; an interrupted run links the ones already drawn.
+  std::vector<std::pair<std::string, fs::path>> maps;  // label, SVG
+  if (opt.target == "planner") {
+    const fs::path dir = findings / "maps";
+    fs::create_directories(dir, ec);
+    for (Version v : sel.versions)
+      for (Platform p : sel.platforms)
+        for (const MapSpec& spec : default_maps(v, p)) {
+          const fs::path svg =
+              dir / (std::string(name(v)) + "-" + std::string(name(p)) + "-" + spec.y + "-x-" + spec.x + ".svg");
+          const std::string label = std::string(name(v)) + "/" + std::string(name(p)) + ": " + spec.y + " x " + spec.x;
+          if (!res.interrupted && !stop_requested()) {
+            try {
+              std::string note;
+              write_map_files(compute_map(spec), svg.string(), note);
+            } catch (const std::exception& e) {
+              log << "fuzz: map " << label << ": " << e.what() << "\n";
+            }
+          }
+          if (fs::exists(svg, ec)) {
+            maps.emplace_back(label, svg);
+            res.maps.push_back(svg.string());
+          }
+        }
+  }
+
   // The morning report: every finding this campaign directory holds.
   std::vector<fs::path> recs;
   for (const auto& e : fs::directory_iterator(minimized, ec))
@@ -677,12 +909,11 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     res.findings.push_back(std::move(cf));
   }
 
-  state.runs += 1;
-  state.executions += res.run.executions;
-  state.seconds += res.run.seconds;
-  state.coverage = std::max(state.coverage, res.run.coverage);
-  state.features = std::max(state.features, res.run.features);
-  save_state(findings / "campaign.state", state);
+  checkpoint(res.run, res.run.seconds);
+  fs::remove(exec_log, ec);  // counted in the state now
+  exec_log_total = 0;
+  state.execs_log_counted = 0;
+  save_state(state_file, state);
   res.runs = state.runs;
   res.cumulative = {
       state.executions, state.seconds,  state.seconds > 0 ? static_cast<double>(state.executions) / state.seconds : 0,
@@ -726,7 +957,25 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     if (!f.replay.empty()) md << "- replay: `" << f.replay << "`\n";
     md << "- record: `" << f.file << "` (regression-file format: copy it to corpus/regressions/)\n\n";
   }
-  md << "## Resume\n\nRun the same command again: the corpus and the findings above are kept, and known findings are "
+  if (res.pending_artifacts)
+    md << "**" << res.pending_artifacts << " crash artifact(s) not yet examined** (interrupted): the next run of the "
+       << "same command replays and records them.\n\n";
+  md << "## Violation maps\n\n";
+  if (maps.empty())
+    md << "None (maps are drawn for the planner target).\n\n";
+  else
+    md << "Each map evaluates one version and platform on a grid of two parameters, every cell coloured by its "
+          "outcome (ok, the assert that fires, the invariants violated); hover a cell in a browser for its case line. "
+          "`chunkproof map --version V --platform P --x KEY --y KEY [--fix KEY=VAL]` draws others.\n\n";
+  for (const auto& [label, svg] : maps) {
+    const fs::path rel = fs::relative(svg, findings, ec);
+    fs::path png = svg;
+    png.replace_extension(".png");
+    md << "- [" << label << "](" << rel.string() << ")";
+    if (fs::exists(png, ec)) md << " ([PNG](" << fs::relative(png, findings, ec).string() << "))";
+    md << "\n";
+  }
+  md << "\n## Resume\n\nRun the same command again: the corpus and the findings above are kept, and known findings are "
         "not minimized twice.\n";
   res.report_md = (findings / "report.md").string();
   write_file_atomic(res.report_md, md.str());
@@ -763,6 +1012,10 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   stats(res.run);
   j.key("cumulative");
   stats(res.cumulative);
+  j.key("maps").begin_array();
+  for (const auto& m : res.maps) j.value(m);
+  j.end_array();
+  j.field("pending_artifacts", static_cast<std::int64_t>(res.pending_artifacts));
   j.key("findings").begin_array();
   for (const auto& f : res.findings)
     j.begin_object()

@@ -18,8 +18,8 @@ struct CampaignOptions {
   std::string platform = "both";      // cuda | rocm | both
   double max_time = 3600;             // seconds of fuzzing (minimization and the report come after)
   int jobs = 1;
-  std::string corpus_dir;            // default <campaign dir>/corpus
-  std::string findings_dir;          // default <campaign dir>/findings
+  std::string corpus_dir;            // default <findings dir>/corpus
+  std::string findings_dir;          // the campaign folder; default default_campaign_dir()
   std::string fuzzer_bin;            // a binary or a directory holding <target>_fuzz
   std::string engine = "libfuzzer";  // libfuzzer | builtin (in-process random search, planner only)
   std::string expect_correct = "v5-packed,v6-current";
@@ -65,12 +65,22 @@ struct CampaignResult {
   int runs = 0;
   std::vector<CampaignFinding> findings;
   std::string report_md, report_json;
-  std::string error;  // with exit_code 2
+  int pending_artifacts = 0;      // crash artifacts left for the next run (interrupted)
+  std::vector<std::string> maps;  // violation maps (SVG, beside them PNG when drawn) linked from report.md
+  std::string error;              // with exit_code 2
 };
 
 // Where the libFuzzer build of `<target>_fuzz` is; "" with `searched` listing where it looked.
 std::string locate_fuzzer(const std::string& target, const std::string& hint, std::vector<std::string>& searched);
 
+// The default campaign folder: $CHUNKPROOF_FUZZ_HOME (else <source>/chunkproof-fuzz) /
+// <target>-<versions>-<platform>. Independent of the current directory, so the same command
+// resumes the same campaign from anywhere.
+std::string default_campaign_dir(const std::string& target, const std::string& versions, const std::string& platform);
+
+// Runs one campaign. Exit 2 (with `error`) on a bad setup: no fuzzer build, corpus and findings
+// folders that overlap, or a campaign folder another runner holds (named in the message).
+// libFuzzer and every process it starts end with the caller, even when it is SIGKILLed.
 CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log);
 
 }  // namespace cp::fuzz

@@ -16,7 +16,9 @@ struct MinimizeResult {
   bool changed = false;
 };
 
-// Shrinks `c` while judge(c).signature == signature; stops after `seconds`.
-MinimizeResult minimize_case(const Case& c, const std::string& signature, const TargetConfig& cfg, double seconds);
+// Shrinks `c` while judge(c).signature == signature; stops after `seconds`, or as soon as
+// `stop` (when given) returns true (the campaign runner's Ctrl-C).
+MinimizeResult minimize_case(const Case& c, const std::string& signature, const TargetConfig& cfg, double seconds,
+                             bool (*stop)() = nullptr);
 
 }  // namespace cp::fuzz

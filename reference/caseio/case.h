@@ -73,14 +73,14 @@ struct Case {
 // Limits on accepted values. Beyond them the planner would still be correct arithmetic, but
 // the token-level simulation would not fit in memory or time; they are errors, not findings.
 struct CaseLimits {
-  static constexpr std::int64_t max_workspace = std::int64_t{1} << 30;
+  static constexpr std::int64_t max_workspace = std::int64_t{1} << 31;
   static constexpr std::int64_t max_model_len = std::int64_t{1} << 26;
   static constexpr std::int64_t max_num_seqs = std::int64_t{1} << 16;
   static constexpr std::int64_t max_block = std::int64_t{1} << 20;
   static constexpr std::int64_t max_dcp = 1024;
   static constexpr std::int64_t max_requests = 4096;
   static constexpr std::int64_t max_ctx = (std::int64_t{1} << 31) - 1;
-  static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 28;
+  static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 34;  // 1024 requests x 2^24 (interval level)
   static constexpr std::int64_t max_q = std::int64_t{1} << 20;
   static constexpr std::int64_t max_heads = 1024;
   static constexpr std::int64_t max_dim = 4096;

@@ -23,15 +23,19 @@ corpus and the findings on disk so that running the same command again resumes i
 distinct finding (version, platform, invariant and cause) is minimized to a short case line,
 checked by replaying it, and written as a regression-format file; report.md and report.json
 (executions, exec/s, coverage, findings with their case lines and replay commands) are written
-atomically at the end, also after Ctrl-C or kill (a second Ctrl-C skips minimization).
+atomically at the end, also after Ctrl-C or SIGTERM (within about 2 s: no minimization then).
+The state is checkpointed every 15 s; libFuzzer and its jobs die with the runner, even when it
+is SIGKILLed; a second runner on the same campaign folder exits 2 naming the holder.
 
   --version V,...     planner versions the inputs select from (default: all; see `chunkproof versions`)
   --platform P        cuda, rocm or both (default both)
   --target T          planner (default), dcp_index, case_parser, merge
   --max-time S        seconds of fuzzing (default 3600); minimization and the report follow
   --jobs N            libFuzzer fork-mode jobs (default: the number of cores)
-  --corpus-dir DIR    default ./chunkproof-fuzz/<target>-<versions>-<platform>/corpus
-  --findings-dir DIR  default ./chunkproof-fuzz/<target>-<versions>-<platform>/findings (report.md is here)
+  --findings-dir DIR  the campaign folder (report.md, maps/, state, lock); default
+                      $CHUNKPROOF_FUZZ_HOME/<target>-<versions>-<platform>, else the same under
+                      <source>/chunkproof-fuzz: the same command resumes from any directory
+  --corpus-dir DIR    default <findings dir>/corpus; must differ from the findings folder
   --fuzzer-bin PATH   the libFuzzer build of the target, or its directory (default: $CHUNKPROOF_FUZZ_BIN_DIR,
                       then fuzz/ beside this binary, then build/fuzz/fuzz). Build it with
                       `cmake --preset fuzz && cmake --build --preset fuzz` (clang, libclang-rt-14-dev).
@@ -46,7 +50,7 @@ atomically at the end, also after Ctrl-C or kill (a second Ctrl-C skips minimiza
   --no-status         no live status line
   --json              print report.json to stdout at the end
 
-exit: 0 no finding, 1 findings (see report.md), 2 usage or no fuzzer binary, 3 nothing ran.
+exit: 0 no finding, 1 findings (see report.md), 2 usage, no fuzzer binary or folder in use, 3 nothing ran.
 )";
 
 int run(Args args) {

@@ -1,0 +1,345 @@
+#include "fuzz/runner/heatmap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "invariants/interval/interval.h"
+#include "reference/arith/checked_int.h"
+#include "reference/planner/plan.h"
+
+namespace cp::fuzz {
+namespace {
+
+// Roughly geometric, distinct integers from lo to hi: non-round values on purpose, so that
+// divisibility (M mod W, S mod V) varies from cell to cell as it does in real configurations.
+std::vector<std::int64_t> geometric(std::int64_t lo, std::int64_t hi, int n) {
+  std::vector<std::int64_t> v;
+  for (int i = 0; i < n; ++i) {
+    const double t = n == 1 ? 0.0 : static_cast<double>(i) / (n - 1);
+    const auto x = static_cast<std::int64_t>(
+        std::llround(static_cast<double>(lo) * std::pow(static_cast<double>(hi) / static_cast<double>(lo), t)));
+    if (v.empty() || x > v.back()) v.push_back(x);
+  }
+  return v;
+}
+std::vector<std::int64_t> linear(std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t x = lo; x <= hi; ++x) v.push_back(x);
+  return v;
+}
+
+std::vector<std::int64_t> default_values(const std::string& key) {
+  if (key == "workspace") {  // multiples of 64: inside every sizing domain for W | 64
+    std::vector<std::int64_t> v;
+    for (std::int64_t x : geometric(512, std::int64_t{1} << 21, 32))
+      if (v.empty() || (x + 32) / 64 * 64 > v.back()) v.push_back((x + 32) / 64 * 64);
+    return v;
+  }
+  if (key == "max_model_len") return geometric(1024, std::int64_t{1} << 20, 32);
+  if (key == "max_num_seqs") return geometric(1, 1024, 24);
+  if (key == "prefills") return linear(1, 24);
+  if (key == "ctx") return geometric(1, std::int64_t{1} << 24, 32);
+  if (key == "q") return linear(1, 32);
+  if (key == "block") return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+  if (key == "dcp") return {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 48, 64};
+  if (key == "interleave") return {1, 2, 4, 8, 16, 32, 64};
+  throw std::invalid_argument("unknown map key '" + key +
+                              "' (one of: workspace, max_model_len, max_num_seqs, "
+                              "prefills, ctx, q, block, dcp, interleave)");
+}
+
+// The base configuration every cell starts from: the 8xMI300X crash of the README (DCP 8,
+// block 64, three requests of 30,000 tokens) with the workspace each version sizes for
+// DeepSeek's engine config (max_model_len 163840, 256 sequences: 65536 rows for the legacy
+// versions). An explicit workspace (an axis or --fix workspace=) replaces the sizing.
+struct Base {
+  std::int64_t workspace = 0, max_model_len = 163840, max_num_seqs = 256, prefills = 3, ctx = 30000, q = 16, block = 64,
+               dcp = 8, interleave = 1;
+  void set(const std::string& k, std::int64_t v) {
+    if (k == "workspace")
+      workspace = v, max_model_len = max_num_seqs = 0;
+    else if (k == "max_model_len" || k == "max_num_seqs") {
+      workspace = 0;
+      if (!max_model_len) max_model_len = 163840;
+      if (!max_num_seqs) max_num_seqs = 256;
+      (k == "max_model_len" ? max_model_len : max_num_seqs) = v;
+    } else if (k == "prefills")
+      prefills = v;
+    else if (k == "ctx")
+      ctx = v;
+    else if (k == "q")
+      q = v;
+    else if (k == "block")
+      block = v;
+    else if (k == "dcp")
+      dcp = v;
+    else if (k == "interleave")
+      interleave = v;
+    else
+      default_values(k);  // throws naming the key
+  }
+  Case to_case(Version ver, Platform p) const {
+    Case c;
+    c.version = ver;
+    c.platform = p;
+    if (workspace)
+      c.workspace = workspace;
+    else
+      c.max_model_len = max_model_len, c.max_num_seqs = max_num_seqs;
+    c.block = block;
+    // Versions without DCP / interleave run their only configuration.
+    c.dcp = info(ver).supports_dcp ? dcp : 1;
+    c.interleave = info(ver).supports_interleave ? interleave : 1;
+    c.ctx.assign(static_cast<std::size_t>(std::max<std::int64_t>(prefills, 0)), ctx);
+    c.q.assign(c.ctx.size(), q);
+    return c;
+  }
+};
+
+// Work of one evaluation, roughly (entries x W), to leave out cells that would take seconds.
+std::int64_t rough_work(const Case& c) {
+  std::int64_t s = 0;
+  try {
+    s = c.workspace
+            ? *c.workspace
+            : size_workspace(c.version, c.platform, *c.max_model_len, *c.max_num_seqs, c.block, c.dcp, c.interleave);
+  } catch (const std::exception&) {
+    return 0;
+  }
+  std::int64_t n = 0, mx = 0, total = 0;
+  for (auto x : c.ctx) n += x > 0, mx = std::max(mx, x), total += x;
+  const auto P = static_cast<std::int64_t>(c.ctx.size());
+  if (n == 0 || s <= 0) return P;
+  const std::int64_t entries =
+      info(c.version).packed ? total / s + 2 * P + 1 : (mx / std::max<std::int64_t>(1, s / n) + 1) * P;
+  return entries * c.dcp;
+}
+constexpr std::int64_t kMaxCellWork = std::int64_t{1} << 16;
+
+MapCell evaluate_cell(const Case& c) {
+  MapCell cell;
+  cell.case_line = print_case(c);
+  try {
+    validate_case(c);
+  } catch (const CaseError& e) {
+    cell.category = "invalid input";
+    cell.detail = e.what();
+    return cell;
+  }
+  if (rough_work(c) > kMaxCellWork) {
+    cell.category = "plan too large";
+    cell.detail = "over 2^16 entries x W: not evaluated";
+    return cell;
+  }
+  try {
+    const Evaluation ev = interval::evaluate(c);
+    if (ev.outcome == Outcome::assert_fired) {
+      cell.category = "assert: " + ev.first_assert()->which;
+      cell.detail = ev.first_assert()->detail;
+    } else if (ev.outcome == Outcome::violation) {
+      std::string tags;
+      for (const auto& r : ev.results)
+        if (r.verdict == Verdict::violated) tags += (tags.empty() ? "" : ",") + std::string(info(r.id).tag);
+      cell.category = "violation: " + tags;
+      for (const auto& r : ev.results)
+        if (r.verdict == Verdict::violated && !r.violations.empty()) {
+          cell.detail = std::string(info(r.id).tag) + ": expected " + r.violations.front().expected + ", got " +
+                        r.violations.front().got;
+          break;
+        }
+    } else {
+      cell.category = "ok";
+    }
+  } catch (const CaseError& e) {
+    cell.category = "plan too large";
+    cell.detail = e.what();
+  } catch (const ArithmeticError& e) {
+    cell.category = "invalid input";
+    cell.detail = e.what();
+  }
+  return cell;
+}
+
+std::string xml(std::string_view s) {
+  std::string o;
+  for (char ch : s) {
+    if (ch == '<')
+      o += "&lt;";
+    else if (ch == '>')
+      o += "&gt;";
+    else if (ch == '&')
+      o += "&amp;";
+    else if (ch == '"')
+      o += "&quot;";
+    else
+      o += ch;
+  }
+  return o;
+}
+
+std::string colour_of(const std::string& cat, std::size_t index) {
+  if (cat == "ok") return "#4caf50";
+  if (cat == "invalid input") return "#d9d9d9";
+  if (cat == "plan too large") return "#f2f2f2";
+  static const char* kAsserts[] = {"#d62728", "#ff7f0e", "#8c1c13", "#e377c2", "#bcbd22", "#ff9896"};
+  static const char* kViolations[] = {"#1f77b4", "#9467bd", "#17becf", "#393b79", "#8c564b",
+                                      "#6b6ecf", "#7f7f7f", "#aec7e8", "#c5b0d5", "#843c39"};
+  if (cat.rfind("assert", 0) == 0) return kAsserts[index % std::size(kAsserts)];
+  return kViolations[index % std::size(kViolations)];
+}
+
+bool on_path(const std::string& tool) {
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::istringstream in(path);
+  for (std::string dir; std::getline(in, dir, ':');) {
+    const std::string f = (dir.empty() ? "." : dir) + "/" + tool;
+    std::ifstream probe(f);
+    if (probe.good()) return true;
+  }
+  return false;
+}
+
+std::string quote(const std::string& s) {
+  std::string o = "'";
+  for (char ch : s) o += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return o + "'";
+}
+
+}  // namespace
+
+std::vector<std::string> map_keys() {
+  return {"workspace", "max_model_len", "max_num_seqs", "prefills", "ctx", "q", "block", "dcp", "interleave"};
+}
+
+Map compute_map(const MapSpec& spec) {
+  if (spec.x == spec.y) throw std::invalid_argument("--x and --y must differ");
+  Map m;
+  m.spec = spec;
+  m.xs = spec.x_values.empty() ? default_values(spec.x) : spec.x_values;
+  m.ys = spec.y_values.empty() ? default_values(spec.y) : spec.y_values;
+  Base base;
+  for (const auto& [k, v] : spec.fix) base.set(k, v);
+  {
+    Case shown = base.to_case(spec.version, spec.platform);
+    m.base_line = print_case(shown);
+  }
+  for (std::int64_t y : m.ys)
+    for (std::int64_t x : m.xs) {
+      Base b = base;
+      b.set(spec.y, y);
+      b.set(spec.x, x);
+      MapCell cell = evaluate_cell(b.to_case(spec.version, spec.platform));
+      if (!m.counts.count(cell.category)) m.categories.push_back(cell.category);
+      ++m.counts[cell.category];
+      m.cells.push_back(std::move(cell));
+    }
+  std::stable_sort(m.categories.begin(), m.categories.end(), [](const std::string& a, const std::string& b) {
+    auto rank = [](const std::string& s) {
+      return s == "ok" ? 0 : s.rfind("assert", 0) == 0 ? 1 : s.rfind("violation", 0) == 0 ? 2 : 3;
+    };
+    return rank(a) < rank(b);
+  });
+  return m;
+}
+
+std::string render_svg(const Map& m) {
+  const int cw = 16, ch = 14, left = 90, top = 64, nx = static_cast<int>(m.xs.size()),
+            ny = static_cast<int>(m.ys.size());
+  const int grid_w = nx * cw, grid_h = ny * ch;
+  const int legend_top = top + grid_h + 56;
+  const int height = legend_top + 20 * static_cast<int>(m.categories.size()) + 40;
+  const int width = std::max({left + grid_w + 40, 760, 30 + 7 * static_cast<int>(m.base_line.size() + 11)});
+  std::map<std::string, std::string> colour;
+  std::size_t na = 0, nv = 0;
+  for (const auto& c : m.categories)
+    colour[c] = colour_of(c, c.rfind("assert", 0) == 0 ? na++ : c.rfind("violation", 0) == 0 ? nv++ : 0);
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+    << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    << "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">" << xml(name(m.spec.version)) << " / "
+    << xml(name(m.spec.platform)) << ": " << xml(m.spec.y) << " (rows) x " << xml(m.spec.x) << " (columns)</text>\n"
+    << "<text x=\"10\" y=\"38\">base case: " << xml(m.base_line) << "</text>\n"
+    << "<text x=\"10\" y=\"54\">each cell: that case with " << xml(m.spec.x) << " and " << xml(m.spec.y)
+    << " replaced, evaluated at interval level (hover for the case line)</text>\n";
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const MapCell& cell = m.cells[static_cast<std::size_t>(j * nx + i)];
+      // Row 0 at the bottom: y grows upwards.
+      const int px = left + i * cw, py = top + (ny - 1 - j) * ch;
+      s << "<rect x=\"" << px << "\" y=\"" << py << "\" width=\"" << cw << "\" height=\"" << ch << "\" fill=\""
+        << colour[cell.category] << "\" stroke=\"white\" stroke-width=\"0.5\"><title>" << xml(m.spec.x) << "="
+        << m.xs[static_cast<std::size_t>(i)] << " " << xml(m.spec.y) << "=" << m.ys[static_cast<std::size_t>(j)] << ": "
+        << xml(cell.category) << (cell.detail.empty() ? "" : " (" + xml(cell.detail) + ")") << "\n"
+        << xml(cell.case_line) << "</title></rect>\n";
+    }
+  const int xstep = std::max(1, nx / 10), ystep = std::max(1, ny / 12);
+  for (int i = 0; i < nx; i += xstep)
+    s << "<text x=\"" << left + i * cw + cw / 2 << "\" y=\"" << top + grid_h + 14
+      << "\" text-anchor=\"end\" transform=\"rotate(-40 " << left + i * cw + cw / 2 << " " << top + grid_h + 14
+      << ")\">" << m.xs[static_cast<std::size_t>(i)] << "</text>\n";
+  for (int j = 0; j < ny; j += ystep)
+    s << "<text x=\"" << left - 6 << "\" y=\"" << top + (ny - 1 - j) * ch + ch - 3 << "\" text-anchor=\"end\">"
+      << m.ys[static_cast<std::size_t>(j)] << "</text>\n";
+  s << "<text x=\"" << left + grid_w / 2 << "\" y=\"" << top + grid_h + 46
+    << "\" text-anchor=\"middle\" font-weight=\"bold\">" << xml(m.spec.x) << "</text>\n"
+    << "<text x=\"14\" y=\"" << top + grid_h / 2 << "\" font-weight=\"bold\" transform=\"rotate(-90 14 "
+    << top + grid_h / 2 << ")\" text-anchor=\"middle\">" << xml(m.spec.y) << "</text>\n";
+  int ly = legend_top;
+  const auto total = static_cast<std::int64_t>(m.cells.size());
+  for (const auto& c : m.categories) {
+    s << "<rect x=\"10\" y=\"" << ly << "\" width=\"14\" height=\"14\" fill=\"" << colour[c]
+      << "\" stroke=\"#666\" stroke-width=\"0.5\"/><text x=\"30\" y=\"" << ly + 11 << "\">" << xml(c) << " — "
+      << m.counts.at(c) << " of " << total << " cells</text>\n";
+    ly += 20;
+  }
+  s << "</svg>\n";
+  return s.str();
+}
+
+std::string write_map_files(const Map& m, const std::string& svg_path, std::string& png_note) {
+  {
+    std::ofstream out(svg_path + ".tmp", std::ios::trunc);
+    out << render_svg(m);
+    if (!out) throw std::runtime_error("cannot write " + svg_path);
+  }
+  std::rename((svg_path + ".tmp").c_str(), svg_path.c_str());
+  std::string png = svg_path.substr(0, svg_path.size() - (svg_path.ends_with(".svg") ? 4 : 0)) + ".png";
+  std::string cmd;
+  if (on_path("rsvg-convert"))
+    cmd = "rsvg-convert -o " + quote(png) + " " + quote(svg_path);
+  else if (on_path("convert"))
+    cmd = "convert " + quote(svg_path) + " " + quote(png);
+  if (cmd.empty()) {
+    png_note = "no PNG: neither rsvg-convert nor ImageMagick's convert is installed";
+    return {};
+  }
+  std::remove(png.c_str());
+  std::ifstream made;
+  if (std::system((cmd + " >/dev/null 2>&1").c_str()) != 0 || (made.open(png), !made.good())) {
+    png_note = "no PNG: '" + cmd + "' failed";
+    return {};
+  }
+  return png;
+}
+
+std::vector<MapSpec> default_maps(Version v, Platform p) {
+  std::vector<MapSpec> maps;
+  MapSpec a;
+  a.version = v, a.platform = p, a.x = "workspace", a.y = "prefills";
+  maps.push_back(a);
+  if (info(v).supports_dcp) {
+    MapSpec b;
+    // Interleave only where the version has it; otherwise the workspace against W.
+    b.version = v, b.platform = p, b.x = "dcp", b.y = info(v).supports_interleave ? "interleave" : "workspace";
+    maps.push_back(b);
+  }
+  return maps;
+}
+
+}  // namespace cp::fuzz

@@ -1,0 +1,57 @@
+// Violation maps: one version and platform evaluated (interval level) over a grid of two
+// parameters of the domain, each cell coloured by what happens there — ok, which assert fires,
+// or which invariant is violated first. Drawn directly as SVG (and as PNG where rsvg-convert or
+// ImageMagick's convert is installed). `chunkproof map` draws one; the campaign report links one
+// per version and platform.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reference/planner/versions.h"
+
+namespace cp::fuzz {
+
+// Axis and fixed keys: workspace, max_model_len, max_num_seqs, prefills (number of requests),
+// ctx (each request's context), q, block, dcp, interleave.
+std::vector<std::string> map_keys();
+
+struct MapSpec {
+  Version version = Version::v6_current;
+  Platform platform = Platform::cuda;
+  std::string x = "workspace", y = "prefills";
+  std::vector<std::pair<std::string, std::int64_t>> fix;  // applied over the base case
+  std::vector<std::int64_t> x_values, y_values;           // empty: the key's default range
+};
+
+struct MapCell {
+  std::string category;  // "ok", "assert: ...", "violation: I-x", "invalid input", "plan too large"
+  std::string case_line;
+  std::string detail;
+};
+
+struct Map {
+  MapSpec spec;
+  std::vector<std::int64_t> xs, ys;
+  std::vector<MapCell> cells;           // row-major, y outer
+  std::vector<std::string> categories;  // in first-seen order, "ok" first when present
+  std::map<std::string, std::int64_t> counts;
+  std::string base_line;  // the base case (x, y shown as X, Y)
+};
+
+// Evaluates the grid. Throws std::invalid_argument naming the bad key or value.
+Map compute_map(const MapSpec& spec);
+std::string render_svg(const Map& m);
+
+// Writes <path> (SVG) and, when a converter is installed, the PNG beside it; returns the PNG
+// path or "" (and why in `png_note`).
+std::string write_map_files(const Map& m, const std::string& svg_path, std::string& png_note);
+
+// The maps a campaign report links for one version and platform: workspace x prefills at its
+// default DCP/interleave, and dcp x interleave (dcp x workspace for versions without interleave).
+std::vector<MapSpec> default_maps(Version v, Platform p);
+
+}  // namespace cp::fuzz
