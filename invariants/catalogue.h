@@ -68,6 +68,9 @@ InvariantResult check(InvariantId id, const Case& c, const Plan& plan);
 
 enum class Outcome { ok, assert_fired, crashed, violation };
 std::string_view name(Outcome o);
+// The verdict of a plan given whether any invariant is violated: a crash wins (asserts=off does
+// not strip it), then an assert (asserts=on), then a violation. The one rule every evaluator uses.
+Outcome outcome_of(const Case& c, const Plan& plan, bool any_violation);
 
 struct Evaluation {
   Case c;

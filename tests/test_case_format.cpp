@@ -75,7 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadLine{"version=v6-current workspace=1024 block=16 ctx=10,,20 q=4,4", "ctx"},
         BadLine{"version=v6-current workspace=1024 block=16 ctx=-1 q=4", "ctx"},
         BadLine{"version=v6-current workspace=1024 block=16 ctx=99999999999999999999 q=4", "ctx"},
-        BadLine{"version=v6-current workspace=1024 block=16 ctx=2000000000,2000000000 q=4,4", "ctx"},
+        BadLine{"version=v6-current workspace=1024 block=16 ctx=2000000000,2000000000,2000000000,2000000000,2000000000,"
+                "2000000000,2000000000,2000000000,2000000000 q=4,4,4,4,4,4,4,4,4",
+                "ctx"},  // total over 2^34
         BadLine{"version=v6-current workspace=1024 block=16 ctx=10 q=0", "q"},
         BadLine{"version=v6-current workspace=1024 block=16 ctx=10", "q"},
         BadLine{"version=v6-current workspace=1024 block=16 ctx=10 q=4 asserts=maybe", "asserts"},

@@ -400,7 +400,7 @@ void evaluate_plan(const Case& c, const Plan& p, std::vector<InvariantResult>& o
     r = interval::check(inv.id, c, p);
     any = any || r.verdict == Verdict::violated;
   }
-  outcome = c.asserts && !p.asserts.empty() ? Outcome::assert_fired : any ? Outcome::violation : Outcome::ok;
+  outcome = outcome_of(c, p, any);
 }
 
 Evaluation evaluate(const Case& c) {
