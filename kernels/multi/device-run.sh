@@ -39,7 +39,7 @@ log() { echo "== $* ($(date +%T))"; }
       timeout 120 "$BIN" check --device gpu --case "$line" | grep -E '^(ok|FAIL)'; echo "rc=$?"
     done
     log "random v6-current cases with dcp=$W: $N"
-    /usr/bin/time -f "wall %e s" timeout 400 "$BIN" check --device gpu --ranks "$W" --random "$N" --seed 1 --quiet; echo "rc=$?"
+    /usr/bin/time -f "wall %e s" timeout 200 "$BIN" check --device gpu --ranks "$W" --random "$N" --seed 1 --quiet; echo "rc=$?"
   fi
   if [ "$ONLY" = all ] || [ "$ONLY" = fault ]; then
     log "more ranks than GPUs"
