@@ -42,12 +42,19 @@ class Communicator {
   int ranks() const { return ranks_; }
   // recv[r * bytes_per_rank ...] = rank r's send buffer, rank-major (ncclAllGather on the
   // default stream), then waits until it completed (bounded). `what` names it in errors.
-  void all_gather(const void* send, void* recv, std::size_t bytes_per_rank, const std::string& what);
+  // device_ms: when given, the device time between two events recorded right before and right
+  // after the enqueue (what the all-gather itself took once every rank had joined).
+  void all_gather(const void* send, void* recv, std::size_t bytes_per_rank, const std::string& what,
+                  double* device_ms = nullptr);
+  // Every rank reaches this point (a one-element all-reduce), bounded like the rest: it takes
+  // the ranks' skew out of a timed all-gather that follows.
+  void barrier(const std::string& what);
   void abort() noexcept;  // ncclCommAbort (idempotent)
 
  private:
   void wait(const std::string& what);
   void* comm_ = nullptr;
+  void* barrier_buf_ = nullptr;
   int rank_ = 0, ranks_ = 1;
   double timeout_s_ = 60;
   const volatile std::sig_atomic_t* abort_flag_ = nullptr;

@@ -239,12 +239,17 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
         launch_gather_local(cv, my_rank, ed.data(), static_cast<int>(es.size()), toks, local.data());
         digest(Step::gather, my_rank, {{local.data(), local.bytes()}});
         st.end();
+        const std::string what =
+            "all-gather of chunk " + std::to_string(cr.index) + " (pass " + std::to_string(cur_pass) + ")";
+        if (o.time_stages) {  // the ranks' skew first, apart, so the all-gather time is the transfer
+          st.begin("rank skew (barrier)");
+          comm->barrier("barrier before the " + what);
+          st.end();
+        }
         st.begin("all-gather");
-        if (toks > 0)
-          comm->all_gather(
-              local.data(), G.data(), local.bytes(),
-              "all-gather of chunk " + std::to_string(cr.index) + " (pass " + std::to_string(cur_pass) + ")");
-        const double ms = st.end();
+        double ms = 0;
+        if (toks > 0) comm->all_gather(local.data(), G.data(), local.bytes(), what, o.time_stages ? &ms : nullptr);
+        st.end();
         if (o.time_stages)
           res.all_gathers.push_back(
               {cur_pass, static_cast<int>(cr.index), static_cast<std::int64_t>(local.bytes()), ms});

@@ -71,6 +71,7 @@ Communicator::Communicator(const std::vector<unsigned char>& id, int rank, int r
 }
 
 Communicator::~Communicator() {
+  raw_free(barrier_buf_);
   if (!comm_ || aborted_) return;
   auto comm = static_cast<ncclComm_t>(comm_);
   // Non-blocking finalize, bounded; abort when a peer does not take part.
@@ -126,13 +127,40 @@ void Communicator::wait(const std::string& what) {
   }
 }
 
-void Communicator::all_gather(const void* send, void* recv, std::size_t bytes_per_rank, const std::string& what) {
+void Communicator::all_gather(const void* send, void* recv, std::size_t bytes_per_rank, const std::string& what,
+                              double* device_ms) {
   if (aborted_) throw CollectiveError(what + ": the communicator was aborted");
+  hipEvent_t ev[2] = {nullptr, nullptr};
+  if (device_ms) {
+    CP_GPU_CHECK(hipEventCreate(&ev[0]));
+    CP_GPU_CHECK(hipEventCreate(&ev[1]));
+    CP_GPU_CHECK(hipEventRecord(ev[0], 0));
+  }
   const ncclResult_t r =
       ncclAllGather(send, recv, bytes_per_rank, ncclChar, static_cast<ncclComm_t>(comm_), static_cast<hipStream_t>(0));
   if (r != ncclSuccess && r != ncclInProgress) {
     abort();
     throw CollectiveError(what + ": ncclAllGather failed: " + nccl_text(r) + "; ncclCommAbort called");
+  }
+  if (device_ms) CP_GPU_CHECK(hipEventRecord(ev[1], 0));
+  wait(what);
+  if (device_ms) {
+    float ms = 0;
+    CP_GPU_CHECK(hipEventElapsedTime(&ms, ev[0], ev[1]));
+    *device_ms = static_cast<double>(ms);
+    (void)hipEventDestroy(ev[0]);
+    (void)hipEventDestroy(ev[1]);
+  }
+}
+
+void Communicator::barrier(const std::string& what) {
+  if (aborted_) throw CollectiveError(what + ": the communicator was aborted");
+  if (!barrier_buf_) barrier_buf_ = raw_alloc(sizeof(float));
+  const ncclResult_t r = ncclAllReduce(barrier_buf_, barrier_buf_, 1, ncclFloat, ncclSum,
+                                       static_cast<ncclComm_t>(comm_), static_cast<hipStream_t>(0));
+  if (r != ncclSuccess && r != ncclInProgress) {
+    abort();
+    throw CollectiveError(what + ": ncclAllReduce failed: " + nccl_text(r) + "; ncclCommAbort called");
   }
   wait(what);
 }
@@ -143,12 +171,12 @@ AllGatherBandwidth measure_all_gather(Communicator& comm, std::size_t bytes_per_
   DeviceBuffer<unsigned char> send(bytes_per_rank), recv(bytes_per_rank * static_cast<std::size_t>(comm.ranks()));
   send.zero();
   comm.all_gather(send.data(), recv.data(), bytes_per_rank, "bandwidth all-gather (warm-up)");
-  Timer t;
   double best = 1e30;
   for (int k = 0; k < reps; ++k) {
-    t.start();
-    comm.all_gather(send.data(), recv.data(), bytes_per_rank, "bandwidth all-gather");
-    best = std::min(best, t.stop_ms());
+    comm.barrier("bandwidth barrier");
+    double ms = 0;
+    comm.all_gather(send.data(), recv.data(), bytes_per_rank, "bandwidth all-gather", &ms);
+    best = std::min(best, ms);
   }
   b.ms = best;
   const double total = static_cast<double>(bytes_per_rank) * comm.ranks();

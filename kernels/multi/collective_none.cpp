@@ -22,7 +22,8 @@ Communicator::Communicator(const std::vector<unsigned char>&, int, int, double, 
 Communicator::~Communicator() = default;
 void Communicator::abort() noexcept {}
 void Communicator::wait(const std::string&) { missing(); }
-void Communicator::all_gather(const void*, void*, std::size_t, const std::string&) { missing(); }
+void Communicator::all_gather(const void*, void*, std::size_t, const std::string&, double*) { missing(); }
+void Communicator::barrier(const std::string&) { missing(); }
 AllGatherBandwidth measure_all_gather(Communicator&, std::size_t, int) { missing(); }
 double measure_peer_copy(int, int, std::size_t, std::string& why, int) {
   why = *collective_missing();

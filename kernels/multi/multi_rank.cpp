@@ -933,8 +933,9 @@ int bench_ranks(const Case& c, int reps, int warmup, const RankOptions& o, std::
   g.finish();
   out << "case: " << print_case(c) << "\nchunks: " << plan.chunks.size() << "; warm-up runs: " << warmup
       << ", timed runs: " << reps << " per path, on every rank\n";
-  const char* stages[] = {"gather",       "all-gather",       "reorg",        "up-project K", "up-project V",
-                          "scores + max", "exact accumulate", "vllm partial", "merge",        "normalize"};
+  const char* stages[] = {"gather",       "rank skew (barrier)", "all-gather",       "reorg",        "up-project K",
+                          "up-project V", "scores + max",        "exact accumulate", "vllm partial", "merge",
+                          "normalize"};
   char buf[512];
   for (int r = 0; r < W; ++r) {
     const std::string payload =
