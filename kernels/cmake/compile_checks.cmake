@@ -52,3 +52,13 @@ if(CHUNKPROOF_NCCL_HEADER_DIR)
                       "-I${CHUNKPROOF_NCCL_HEADER_DIR}")
   endif()
 endif()
+
+# Multi-GPU preflight, on any machine: 64 ranks on one host is never possible, so `--ranks 64`
+# must exit 4 ("cannot run here") naming the reason, without touching the GPU runtime in the
+# coordinator (the device count comes from a short-lived child process).
+if(TARGET chunkproof_gpu)
+  add_test(NAME gpu_multi_rank_cannot_run_here
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/expect_exit.sh 4 "cannot run here"
+                   $<TARGET_FILE:chunkproof> check --device gpu --ranks 64 --random 2)
+  set_tests_properties(gpu_multi_rank_cannot_run_here PROPERTIES LABELS gpu TIMEOUT 60)
+endif()

@@ -6,7 +6,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/multi-out}
 mkdir -p "$OUT"
-N=${1:-600}
+N=${1:-2000}
 W=${2:-2}
 ONLY=${3:-all}
 BIN=${BIN:-build/dev/chunkproof}
@@ -28,6 +28,10 @@ log() { echo "== $* ($(date +%T))"; }
     grep -h '^version=' corpus/regressions/*.case | while read -r line; do
       timeout 120 "$BIN" check --device gpu --ranks "$W" --case "$line" | grep -E '^(ok|FAIL|n/a)|case:'
     done
+    log "corpus regressions, 1 rank (dcp=1 cases: one GPU, a communicator of one)"
+    grep -h '^version=' corpus/regressions/*.case | grep ' dcp=1 ' | while read -r line; do
+      timeout 120 "$BIN" check --device gpu --ranks 1 --case "$line" | grep -E '^(ok|FAIL|n/a)|case:'
+    done
     log "legacy failing cases with dcp=$W (asserts=off): $W GPUs, then the single-GPU emulation alone"
     for line in \
       "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=$W interleave=64 ctx=50000,100,100 q=4,4,4 asserts=off" \
@@ -38,8 +42,10 @@ log() { echo "== $* ($(date +%T))"; }
       timeout 120 "$BIN" check --device gpu --ranks "$W" --case "$line"; echo "rc=$?"
       timeout 120 "$BIN" check --device gpu --case "$line" | grep -E '^(ok|FAIL)'; echo "rc=$?"
     done
+    log "single-GPU check unchanged: 300 random cases (DCP 1..8 emulated on one GPU)"
+    timeout 120 "$BIN" check --device gpu --random 300 --seed 1 --quiet | tail -1; echo "rc=$?"
     log "random v6-current cases with dcp=$W: $N"
-    /usr/bin/time -f "wall %e s" timeout 200 "$BIN" check --device gpu --ranks "$W" --random "$N" --seed 1 --quiet; echo "rc=$?"
+    /usr/bin/time -f "wall %e s" timeout 240 "$BIN" check --device gpu --ranks "$W" --random "$N" --seed 1 --quiet; echo "rc=$?"
   fi
   if [ "$ONLY" = all ] || [ "$ONLY" = fault ]; then
     log "more ranks than GPUs"
