@@ -42,8 +42,10 @@ class Communicator {
   int ranks() const { return ranks_; }
   // recv[r * bytes_per_rank ...] = rank r's send buffer, rank-major (ncclAllGather on the
   // default stream), then waits until it completed (bounded). `what` names it in errors.
-  // device_ms: when given, the device time between two events recorded right before and right
-  // after the enqueue (what the all-gather itself took once every rank had joined).
+  // device_ms: when given, the device time of the collective: two events around it, queued
+  // behind a short spin kernel so the device meets them back to back (what the all-gather took
+  // once every rank had joined). Negative when the spin ended before the end event was queued
+  // (the time then includes a host gap).
   void all_gather(const void* send, void* recv, std::size_t bytes_per_rank, const std::string& what,
                   double* device_ms = nullptr);
   // Every rank reaches this point (a one-element all-reduce), bounded like the rest: it takes

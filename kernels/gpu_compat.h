@@ -41,6 +41,7 @@
 #define hipEventDestroy cudaEventDestroy
 #define hipEventRecord cudaEventRecord
 #define hipEventSynchronize cudaEventSynchronize
+#define hipEventQuery cudaEventQuery
 #define hipEventElapsedTime cudaEventElapsedTime
 #define hipRuntimeGetVersion cudaRuntimeGetVersion
 #define hipDriverGetVersion cudaDriverGetVersion

@@ -29,7 +29,8 @@ struct StageDigest {
   std::uint64_t hash = 0;
 };
 
-// One all-gather of a multi-rank run (with time_stages): bytes each rank contributes, time.
+// One all-gather of a multi-rank run (with time_stages): bytes each rank contributes, device
+// time of the collective (negative when the measurement includes a host gap, see collective.h).
 struct AllGatherSample {
   int pass = 0, chunk = 0;
   std::int64_t bytes_per_rank = 0;
