@@ -41,9 +41,17 @@
 #define hipEventDestroy cudaEventDestroy
 #define hipEventRecord cudaEventRecord
 #define hipEventSynchronize cudaEventSynchronize
+#define hipEventQuery cudaEventQuery
 #define hipEventElapsedTime cudaEventElapsedTime
 #define hipRuntimeGetVersion cudaRuntimeGetVersion
 #define hipDriverGetVersion cudaDriverGetVersion
+#define hipGetDevice cudaGetDevice
+#define hipStreamQuery cudaStreamQuery
+#define hipErrorNotReady cudaErrorNotReady
+#define hipDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define hipDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
+#define hipErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
+#define hipMemcpyPeerAsync cudaMemcpyPeerAsync
 #else
 #error "kernels/gpu_compat.h: compile GPU sources with hipcc/clang -x hip (AMD) or nvcc (NVIDIA)"
 #endif

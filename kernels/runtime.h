@@ -34,6 +34,10 @@ struct DeviceInfo {
 // Never throws for a missing GPU: that is an expected state on CI machines.
 std::optional<DeviceInfo> probe(std::string& why);
 const char* backend_name();  // the backend this build was compiled for
+// Number of visible devices (0 with the reason in `why`), and make `device` current (the rank
+// processes of a multi-GPU run: rank r uses device r).
+int device_count(std::string& why);
+void set_device(int device);
 
 // Raw memory (every call checked; errors throw GpuError).
 void* raw_alloc(std::size_t bytes);

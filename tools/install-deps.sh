@@ -12,7 +12,12 @@ pkgs=(
 )
 if [ "${CHUNKPROOF_WITH_HIP:-1}" = 1 ]; then
   pkgs+=(hipcc libamdhip64-dev clang-19 lld-19 clang-tools-19)  # compile check of the HIP kernels (gfx90a, gfx942)
+  pkgs+=(libamd-comgr-dev rocm-device-libs libclang-rt-19-dev)  # CMake's HIP language with clang-19 (hip-lang-config's dependencies): the HIP build in CI
 fi
+# Multi-GPU (`--ranks`): NCCL's nccl.h/libnccl ship with the CUDA install (CMake finds them next to
+# the toolkit, or under NCCL_ROOT); RCCL is not packaged in Debian (ROCm installs ship it), so
+# the HIP build here is built without it and CI compiles the collective layer against NCCL's
+# header through kernels/cmake/rccl-api-shim instead.
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

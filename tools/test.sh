@@ -13,6 +13,20 @@ cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release
 
+# The complete HIP backend with Debian's ROCm 5.2 packages: CMake's HIP language with clang-19 for
+# gfx90a and gfx942 (gfx942 through the aliased device library: compile and link only), the whole
+# tool linked against the HIP runtime; then the binary must start and say why it cannot run here.
+if [ -x /usr/lib/llvm-19/bin/clang++ ] && [ -n "$(find /usr/lib -name hip-lang-config.cmake -print -quit)" ]; then
+  echo "== HIP backend (preset hip-debian: gfx90a + gfx942, whole tool, link)"
+  cmake --preset hip-debian >/dev/null
+  cmake --build --preset hip-debian -j "$jobs"
+  tests/expect_exit.sh 2 'no usable GPU: HIP runtime' build/hip-debian/chunkproof check --device gpu --random 1
+  tests/expect_exit.sh 4 'cannot run here: this chunkproof was built without a collective library' \
+    build/hip-debian/chunkproof check --device gpu --ranks 2 --random 1
+else
+  echo "== HIP backend: skipped (clang-19 or Debian's ROCm CMake packages not installed)"
+fi
+
 echo "== ASan+UBSan build"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"

@@ -1,6 +1,6 @@
 # cmake -P script: compiles every kernel source for one target, device code included, and
 # fails on the first error or warning. Exit 77 (ctest: skipped) when the compiler is missing.
-#   -DCOMPILER= -DKIND=hipcc|clang19|nvcc -DARCH= -DSOURCES=a|b -DROOT= -DOUT= [-DBITCODE=]
+#   -DCOMPILER= -DKIND=hipcc|clang19|nvcc -DARCH= -DSOURCES=a|b -DROOT= -DOUT= [-DBITCODE=] [-DEXTRA=f1|f2]
 if(NOT COMPILER OR NOT EXISTS "${COMPILER}")
   message("SKIP: no ${KIND} compiler installed (gpu-compile check for ${ARCH} not run)")
   cmake_language(EXIT 77)
@@ -27,6 +27,10 @@ elseif(KIND STREQUAL "clang19")
 elseif(KIND STREQUAL "nvcc")
   set(flags -std=c++20 -I${ROOT} -x cu -arch=sm_${ARCH} --fmad=false -prec-div=true -prec-sqrt=true -ftz=false
             -Werror=all-warnings -Xcompiler=-Wall -Xcompiler=-ffp-contract=off)
+endif()
+if(EXTRA)
+  string(REPLACE "|" ";" EXTRA "${EXTRA}")
+  list(APPEND flags ${EXTRA})
 endif()
 foreach(src ${SOURCES})
   get_filename_component(stem ${src} NAME_WE)

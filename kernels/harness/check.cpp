@@ -9,6 +9,7 @@
 
 #include "kernels/harness/harness.h"
 #include "kernels/harness/pipeline.h"
+#include "kernels/multi/multi_rank.h"
 #include "kernels/runtime.h"
 #include "reference/mla/math/all.h"
 
@@ -30,7 +31,12 @@ Runs the GPU pipeline (kernels/) on each case and compares, bit for bit:
   output is poisoned with 0xFF before its kernel in the first run: no element read unwritten).
 Mismatches are reported with the count and the first one as (token, head, dim): GPU vs CPU bits.
 --random N draws N v6-current cases with random_case (DCP 1..8, interleave > 1 among them).
-exit: 0 all agree, 1 a disagreement (printed with its case line), 2 no GPU / bad input.
+--ranks N [--rank-timeout S]: DCP over N GPUs, one process per GPU, the all-gather through
+  NCCL/RCCL; every rank's outputs and step digests vs the single-GPU emulation, and the
+  emulation vs the CPU (cases with dcp != N are listed as not applicable; --random draws
+  cases with dcp = N). See docs/gpu.md.
+exit: 0 all agree, 1 a disagreement (printed with its case line), 2 no GPU / bad input,
+  3 (--ranks) a rank died or hung, 4 (--ranks) more ranks than GPUs / no NCCL in this build.
 )";
 
 struct Outcome {
@@ -205,7 +211,20 @@ int check_main(cli::Args args) {
     return cli::kExitOk;
   }
   const auto a = strip_device(args);
-  cli::Options o(a, {"--quiet"}, {"--case", "--random", "--seed"});
+  cli::Options o(a, {"--quiet"}, {"--case", "--random", "--seed", "--ranks", "--rank-timeout"});
+  if (o.get("--ranks")) {  // multi-GPU: kernels/multi/multi_rank.h (one process per GPU)
+    multi::RankOptions ro;
+    ro.ranks = static_cast<int>(o.get_int("--ranks", 2, 1, 4096));
+    ro.timeout_s = static_cast<double>(o.get_int("--rank-timeout", 60, 1, 86400));
+    ro.quiet = o.has("--quiet");
+    std::vector<Case> cs;
+    if (auto line = o.get("--case")) cs.push_back(parse_case(*line));
+    const auto seed = static_cast<std::uint64_t>(o.get_int("--seed", 1, 0, (1LL << 62)));
+    for (long long i = 0; i < o.get_int("--random", 0, 0, 1000000); ++i)
+      cs.push_back(multi::random_case_for_ranks(seed, static_cast<std::uint64_t>(i), ro.ranks));
+    if (cs.empty()) throw cli::UsageError("check --device gpu --ranks: give --case or --random N");
+    return multi::check_ranks(cs, ro, std::cout, std::cerr);
+  }
   if (!require_gpu("check")) return cli::kExitUsage;
   std::vector<Case> cases;
   if (auto line = o.get("--case")) cases.push_back(parse_case(*line));
@@ -251,6 +270,9 @@ exact / vLLM-style. Default case: DeepSeek-V3 dims (128 heads, 512/64/128/128), 
 64K context and 16 new tokens each, a 64K workspace:
   version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 dims=deepseek-v3
   ctx=65536,65536,65536,65536 q=16,16,16,16
+--ranks N [--rank-timeout S]: the same case with dcp=N over N GPUs (one process per GPU,
+  the all-gather through NCCL/RCCL): per-stage medians on every rank, and every chunk's
+  all-gather time and bytes against the library's large-message bandwidth measured first.
 )";
 
 struct Spread {
@@ -275,10 +297,19 @@ int bench_main(cli::Args args) {
     return cli::kExitOk;
   }
   const auto a = strip_device(args);
-  cli::Options o(a, {}, {"--case", "--reps", "--warmup"});
-  if (!require_gpu("bench")) return cli::kExitUsage;
+  cli::Options o(a, {}, {"--case", "--reps", "--warmup", "--ranks", "--rank-timeout"});
   const int reps = static_cast<int>(o.get_int("--reps", 5, 5, 1000));
   const int warmup = static_cast<int>(o.get_int("--warmup", 1, 0, 100));
+  if (o.get("--ranks")) {  // multi-GPU: kernels/multi/multi_rank.h; default case with dcp = ranks
+    multi::RankOptions ro;
+    ro.ranks = static_cast<int>(o.get_int("--ranks", 2, 1, 4096));
+    ro.timeout_s = static_cast<double>(o.get_int("--rank-timeout", 60, 1, 86400));
+    const Case c = parse_case(
+        o.get_or("--case", "version=v6-current platform=cuda workspace=65536 block=64 dcp=" + std::to_string(ro.ranks) +
+                               " interleave=1 dims=deepseek-v3 ctx=65536,65536,65536,65536 q=16,16,16,16"));
+    return multi::bench_ranks(c, reps, warmup, ro, std::cout, std::cerr);
+  }
+  if (!require_gpu("bench")) return cli::kExitUsage;
   const std::string line =
       o.get_or("--case",
                "version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 dims=deepseek-v3 "

@@ -1,14 +1,28 @@
 #include "kernels/harness/pipeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
+#include "kernels/collective.h"
 #include "kernels/mla_launch.h"
 #include "kernels/runtime.h"
 #include "reference/dcp/movement.h"
 #include "reference/mla/math/all.h"
 
 namespace cp::gpu {
+
+const char* step_name(Step s) {
+  switch (s) {
+    case Step::gather: return "gather";
+    case Step::all_gather: return "all-gather";
+    case Step::reorg: return "reorg";
+    case Step::up_project: return "up-projection";
+    case Step::attention: return "attention";
+    case Step::merge: return "merge";
+  }
+  return "?";
+}
 
 namespace {
 
@@ -24,10 +38,30 @@ struct Stage {
     name = n;
     t.start();
   }
-  void end() {
-    if (o.time_stages) r.stage_ms[name] += t.stop_ms();
+  double end() {
+    if (!o.time_stages) return 0;
+    const double ms = t.stop_ms();
+    r.stage_ms[name] += ms;
+    return ms;
   }
 };
+
+// FNV-1a 64 over the raw bytes of device buffers (downloaded).
+struct Span {
+  const void* p;
+  std::size_t bytes;
+};
+std::uint64_t hash_device(std::initializer_list<Span> spans) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  std::vector<unsigned char> host;
+  for (const Span& sp : spans) {
+    host.resize(sp.bytes);
+    if (sp.bytes) download(host.data(), sp.p, sp.bytes);
+    for (unsigned char b : host) h = (h ^ b) * 0x100000001b3ull;
+    h = (h ^ 0xff) * 0x100000001b3ull;  // span separator
+  }
+  return h;
+}
 
 // A piece of keys for one request: rows [cu, cu + n) of a workspace buffer.
 struct Piece {
@@ -43,6 +77,7 @@ struct Work {
   DeviceBuffer<ExactAcc> num, den;
   bool have_part = false;
   DeviceBuffer<float> part_out[2], part_lse[2];
+  DeviceBuffer<std::uint16_t> suffix;  // multi-rank: the new tokens' own KV rows
 };
 
 // Grow-only reuse of a scratch buffer (no allocation inside a timed stage once it is big enough).
@@ -61,12 +96,20 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
   const mla::Shape& s = in.s;
   const int R = s.row(), N = s.N, Pn = s.Pn, Rr = s.Rr, Vd = s.Vd;
   const std::int64_t W = c.dcp;
+  Communicator* const comm = o.comm;
+  if (comm && (comm->ranks() != W || !o.chunked))
+    throw std::logic_error("run_pipeline: a multi-rank run needs ranks == dcp and a chunked run");
+  const int my_rank = comm ? comm->rank() : -1;
 
-  // The paged cache: one device buffer per rank, and the block tables.
+  // The paged cache: one device buffer per rank (multi-rank: only this rank's), block tables.
   std::vector<DeviceBuffer<std::uint16_t>> shards;
   std::vector<const std::uint16_t*> shard_ptrs;
-  for (const auto& sh : in.shard) {
-    shards.emplace_back(sh);
+  for (std::size_t r = 0; r < in.shard.size(); ++r) {
+    if (comm && static_cast<int>(r) != my_rank) {
+      shard_ptrs.push_back(nullptr);
+      continue;
+    }
+    shards.emplace_back(in.shard[r]);
     shard_ptrs.push_back(shards.back().data());
   }
   DeviceBuffer<const std::uint16_t*> shard_dev(shard_ptrs);
@@ -137,13 +180,25 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       w.part_out[f] = DeviceBuffer<float>(th * static_cast<std::size_t>(Vd));
       w.part_lse[f] = DeviceBuffer<float>(th);
     }
+    if (comm) {  // the same rows the emulation gathers from the cache (in.fetch: same bits)
+      std::vector<std::uint16_t> rows(static_cast<std::size_t>(w.qn) * R);
+      for (int k = 0; k < w.qn; ++k) in.fetch(w.request, w.ctx + k, rows.data() + static_cast<std::size_t>(k) * R);
+      w.suffix = DeviceBuffer<std::uint16_t>(rows);
+    }
   }
+
+  // Digests (o.digests): the pass and chunk the next steps belong to.
+  int cur_pass = 0, cur_chunk = 0;
+  auto digest = [&](Step step, int rank, std::initializer_list<Span> spans) {
+    if (o.digests) res.digests.push_back({cur_pass, cur_chunk, step, rank, hash_device(spans)});
+  };
 
   // Builds a chunk's workspace rows on the device: the version's gather (dcp=1), or per-rank
   // cp_gather_cache into separate buffers + all-gather + reorg (DCP). Returns the pieces.
   DeviceBuffer<std::uint16_t> ws;
   auto build = [&](const ChunkRef& cr, std::vector<Piece>& pieces) -> std::int64_t {
     pieces.clear();
+    cur_chunk = cr.ch ? static_cast<int>(cr.index) : -2 - cr.work;
     st.begin("gather");
     std::int64_t rows_total = 0;
     if (!cr.ch) {
@@ -171,12 +226,39 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       const std::int64_t toks = mv.local_rows;
       DeviceBuffer<std::uint16_t> G(static_cast<std::size_t>(mv.gathered_rows) * R);
       if (o.poison) G.poison();
-      for (std::int64_t r = 0; r < W; ++r) {  // each rank gathers into its own buffer
+      if (comm) {  // this rank's cp_gather_cache, then the all-gather through NCCL/RCCL
         DeviceBuffer<std::uint16_t> local(static_cast<std::size_t>(toks) * R);
         if (o.poison) local.poison();
-        launch_gather_local(cv, r, ed.data(), static_cast<int>(es.size()), toks, local.data());
-        if (toks > 0) copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * R, local.data(), local.bytes());
+        launch_gather_local(cv, my_rank, ed.data(), static_cast<int>(es.size()), toks, local.data());
+        digest(Step::gather, my_rank, {{local.data(), local.bytes()}});
+        st.end();
+        const std::string what =
+            "all-gather of chunk " + std::to_string(cr.index) + " (pass " + std::to_string(cur_pass) + ")";
+        if (o.time_stages) {  // the ranks' skew first, apart, so the all-gather time is the transfer
+          st.begin("rank skew (barrier)");
+          comm->barrier("barrier before the " + what);
+          st.end();
+        }
+        // Timed by events around the collective itself (kernels/multi/collective.hip), not by a
+        // host-synchronised stage timer: the stage is the transfer.
+        double ms = 0;
+        if (toks > 0) comm->all_gather(local.data(), G.data(), local.bytes(), what, o.time_stages ? &ms : nullptr);
+        if (o.time_stages) {
+          res.stage_ms["all-gather"] += std::abs(ms);
+          res.all_gathers.push_back(
+              {cur_pass, static_cast<int>(cr.index), static_cast<std::int64_t>(local.bytes()), ms});
+        }
+        st.begin("reorg");
+      } else {
+        for (std::int64_t r = 0; r < W; ++r) {  // each rank gathers into its own buffer
+          DeviceBuffer<std::uint16_t> local(static_cast<std::size_t>(toks) * R);
+          if (o.poison) local.poison();
+          launch_gather_local(cv, r, ed.data(), static_cast<int>(es.size()), toks, local.data());
+          digest(Step::gather, static_cast<int>(r), {{local.data(), local.bytes()}});
+          if (toks > 0) copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * R, local.data(), local.bytes());
+        }
       }
+      digest(Step::all_gather, -1, {{G.data(), G.bytes()}});
       // Reorg (un-pad): the workspace's stale contents, then the kept rows.
       launch_fill_garbage(cv, 1000 + cr.index, rows_total, ws.data());
       std::vector<CopySegment> segs;
@@ -187,6 +269,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       }
       DeviceBuffer<CopySegment> sd(segs);
       launch_copy_rows(sd.data(), static_cast<int>(segs.size()), maxc, R, G.data(), ws.data());
+      digest(Step::reorg, -1, {{ws.data(), static_cast<std::size_t>(rows_total) * R * sizeof(std::uint16_t)}});
     }
     for (std::size_t b = 0; b < ch.entries.size(); ++b)
       pieces.push_back({work_of[static_cast<std::size_t>(ch.entries[b].request)], ch.cu_seq_lens[b],
@@ -197,11 +280,16 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
 
   // The causal suffix rows of a work: its new tokens' own latent KV.
   auto build_suffix = [&](const Work& w) {
+    cur_chunk = -1;
     st.begin("gather");
     ensure(ws, static_cast<std::size_t>(std::max(w.qn, 1)) * R);
     if (o.poison) ws.poison();
-    DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, w.ctx, 0, w.qn}});
-    launch_gather_positions(cv, e.data(), 1, w.qn, ws.data());
+    if (comm) {
+      if (w.qn > 0) copy_d2d(ws.data(), w.suffix.data(), w.suffix.bytes());
+    } else {
+      DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, w.ctx, 0, w.qn}});
+      launch_gather_positions(cv, e.data(), 1, w.qn, ws.data());
+    }
     st.end();
   };
 
@@ -216,11 +304,15 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
         kpe.poison();
       }
       launch_up_project(ws.data(), rows, s.L, Rr, N, Pn, w_uk.data(), kn.data(), kpe.data());
+      digest(Step::up_project, -1,
+             {{kn.data(), static_cast<std::size_t>(rows) * N * Pn * sizeof(float)},
+              {kpe.data(), static_cast<std::size_t>(rows) * Rr * sizeof(float)}});
     } else {
       st.begin("up-project V");
       ensure(v, static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * N * Vd);
       if (o.poison) v.poison();
       launch_up_project(ws.data(), rows, s.L, Rr, N, Vd, w_uv.data(), v.data(), nullptr);
+      digest(Step::up_project, -1, {{v.data(), static_cast<std::size_t>(rows) * N * Vd * sizeof(float)}});
     }
     st.end();
   };
@@ -228,6 +320,11 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
     st.begin("scores + max");
     launch_scores(w.q.data(), w.qn, N, Pn, Rr, kn.data() + p.cu * N * Pn, kpe.data() + p.cu * Rr, p.n, causal, in.scale,
                   causal ? w.suf_store.data() : w.store.data(), causal ? 0 : w.key0, w.mx_key.data());
+    {
+      const std::size_t th = static_cast<std::size_t>(w.qn) * N;
+      const float* sp = causal ? w.suf_store.data() : w.store.data() + static_cast<std::size_t>(w.key0) * th;
+      digest(Step::attention, -1, {{sp, static_cast<std::size_t>(p.n) * th * sizeof(float)}});
+    }
     if (!causal) w.key0 += p.n;
     st.end();
   };
@@ -243,6 +340,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       if (o.poison) scratch.poison();
       launch_exact_accumulate(store, key0, p.n, causal, w.qn, N, Vd, w.mx.data(), vp, scratch.data(), w.num.data(),
                               w.den.data());
+      digest(Step::attention, -1, {{w.num.data(), w.num.bytes()}, {w.den.data(), w.den.bytes()}});
       st.end();
     }
     if (o.vllm) {
@@ -254,6 +352,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
         pl.poison();
       }
       launch_vllm_partial(store, key0, p.n, causal, w.qn, N, Vd, vp, po.data(), pl.data());
+      digest(Step::attention, -1, {{po.data(), po.bytes()}, {pl.data(), pl.bytes()}});
       st.end();
       st.begin("merge");
       if (causal) {
@@ -271,6 +370,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
           }
           launch_merge(f, w.qn, N, Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
                        ml.data());
+          digest(Step::merge, -1, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
           auto host = mo.get();
           const auto lse = ml.get();  // [N][qn]
           for (int t = 0; t < w.qn; ++t)
@@ -300,6 +400,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
           }
           launch_merge(f, w.qn, N, Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
                        ml.data());
+          digest(Step::merge, -1, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
           w.part_out[f] = std::move(mo);
           w.part_lse[f] = std::move(ml);
         }
@@ -316,6 +417,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
   std::vector<Piece> pieces;
   if (o.exact) {
     // Pass 1: K, scores, global max over every attended key (context pieces + causal suffix).
+    cur_pass = 1;
     for (const auto& cr : chunks) {
       const std::int64_t rows = build(cr, pieces);
       up(rows, true);
@@ -329,6 +431,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       w.key0 = 0;
     }
     // Pass 2: V, exact accumulation (and the vLLM partials from the same scores).
+    cur_pass = 2;
     for (const auto& cr : chunks) {
       const std::int64_t rows = build(cr, pieces);
       up(rows, false);

@@ -39,6 +39,20 @@ std::optional<DeviceInfo> probe(std::string& why) {
   return d;
 }
 
+int device_count(std::string& why) {
+  int n = 0;
+  const hipError_t e = hipGetDeviceCount(&n);
+  if (e != hipSuccess) {
+    (void)hipGetLastError();
+    why = std::string(CP_GPU_VENDOR) + " runtime says " + hipGetErrorName(e) + " (" + hipGetErrorString(e) + ")";
+    return 0;
+  }
+  if (n == 0) why = std::string("the ") + CP_GPU_VENDOR + " runtime found 0 devices";
+  return n;
+}
+
+void set_device(int device) { CP_GPU_CHECK(hipSetDevice(device)); }
+
 void* raw_alloc(std::size_t bytes) {
   void* p = nullptr;
   CP_GPU_CHECK(hipMalloc(&p, bytes));
