@@ -31,8 +31,8 @@ Per result: fp32 bit-equal and bf16-equal fractions, a bf16 ULP histogram, max/m
 row-scaled rel error of out, LSE errors (finite pairs; -inf on both sides agrees; inf
 mismatches and NaN counted), NaN/Inf counts, the kernel alone (each chunk's (out, lse) against
 the CPU partial of the same workspace rows), and a pass/fail line against the kernel bound
-(docs/kernels.md). Pairs (found automatically): chunked vs unchunked of one kernel set, plan A
-vs plan B of one kernel set, kernel set vs kernel set on one plan.
+(docs/kernels.md). Pairs (found automatically; A is always a result on EXPORT's plan): chunked
+vs unchunked of one kernel set, plan A vs plan B of one kernel set, kernel set vs kernel set.
 
   --out DIR        where report.md, report.json and the SVGs go (default compare-report)
   --bound-rel X    row-scaled relative bound on out (default 2^-6)
@@ -220,6 +220,8 @@ int compare_main(Args args) {
       const bool same_case = res[a].ex.manifest.value("case", "") == res[b].ex.manifest.value("case", "");
       const bool same_mode = A.value("mode", "") == B.value("mode", "");
       std::string kind;
+      // Pairs across plans or sets start from the reference export's plan (one page, not n^2 rows).
+      if (res[a].ex.manifest.value("case", "") != ref.manifest.value("case", "")) continue;
       if (same_set && same_case && !same_mode) kind = "chunked vs unchunked";
       else if (same_set && same_mode && !same_case) kind = "plan A vs plan B";
       else if (!same_set && same_case && same_mode) kind = "kernel set vs kernel set";
