@@ -20,10 +20,14 @@ std::string fmt(double x, int prec = 3) {
 std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else
+      o += c;
   }
   return o;
 }
@@ -65,8 +69,10 @@ OutStats compare_out(const std::vector<float>& got, const std::vector<float>& wa
       std::memcpy(&wb, &w, 4);
       if (gb == wb) ++s.bit_equal;
       if (nan_f(w)) ++s.nan_want;
-      if (nan_f(g)) ++s.nan_got;
-      else if (std::isinf(g)) ++s.inf_got;
+      if (nan_f(g))
+        ++s.nan_got;
+      else if (std::isinf(g))
+        ++s.inf_got;
       if (nan_f(g) || nan_f(w)) {
         ++s.hist.nan;
         continue;
@@ -113,8 +119,10 @@ LseStats compare_lse(const std::vector<float>& got, const std::vector<float>& wa
     if (nan_f(w)) ++s.nan_want;
     if (nan_f(g) || nan_f(w)) continue;
     if (std::isinf(g) || std::isinf(w)) {
-      if (g == w && g < 0) ++s.both_neg_inf;
-      else ++s.inf_mismatch;
+      if (g == w && g < 0)
+        ++s.both_neg_inf;
+      else
+        ++s.inf_mismatch;
       continue;
     }
     const double e = std::abs(static_cast<double>(g) - static_cast<double>(w));
@@ -182,26 +190,32 @@ std::string ulp_histogram_svg(const UlpHistogram& h, const std::string& title) {
   mx = std::max(mx, h.nan);
   const double top = std::ceil(std::log10(static_cast<double>(mx) + 1.0));
   std::ostringstream os;
-  os << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H << "' font-family='sans-serif' font-size='10'>\n";
+  os << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H
+     << "' font-family='sans-serif' font-size='10'>\n";
   os << "<text x='" << left << "' y='14' font-size='12'>" << esc(title) << "</text>\n";
   os << "<text x='4' y='30'>count (log10)</text>\n";
   auto bar = [&](int i, std::int64_t c, const std::string& lab, const char* color) {
     const double hgt = c > 0 ? (std::log10(static_cast<double>(c)) + 1.0) / (top + 1.0) * 160.0 : 0.0;
     const int x = left + i * bw;
-    os << "<rect x='" << x + 2 << "' y='" << bottom - hgt << "' width='" << bw - 4 << "' height='" << hgt
-       << "' fill='" << color << "'><title>" << lab << " ulp: " << c << "</title></rect>\n";
-    os << "<text x='" << x + bw / 2 << "' y='" << bottom + 12 << "' text-anchor='end' transform='rotate(-45 " << x + bw / 2
-       << " " << bottom + 12 << ")'>" << esc(lab) << "</text>\n";
-    if (c > 0) os << "<text x='" << x + bw / 2 << "' y='" << bottom - hgt - 2 << "' text-anchor='middle' font-size='8'>" << c << "</text>\n";
+    os << "<rect x='" << x + 2 << "' y='" << bottom - hgt << "' width='" << bw - 4 << "' height='" << hgt << "' fill='"
+       << color << "'><title>" << lab << " ulp: " << c << "</title></rect>\n";
+    os << "<text x='" << x + bw / 2 << "' y='" << bottom + 12 << "' text-anchor='end' transform='rotate(-45 "
+       << x + bw / 2 << " " << bottom + 12 << ")'>" << esc(lab) << "</text>\n";
+    if (c > 0)
+      os << "<text x='" << x + bw / 2 << "' y='" << bottom - hgt - 2 << "' text-anchor='middle' font-size='8'>" << c
+         << "</text>\n";
   };
-  for (int b = 0; b < UlpHistogram::kBuckets; ++b) bar(b, h.count[static_cast<std::size_t>(b)], UlpHistogram::label(b), b <= 2 ? "#4a7" : "#c44");
+  for (int b = 0; b < UlpHistogram::kBuckets; ++b)
+    bar(b, h.count[static_cast<std::size_t>(b)], UlpHistogram::label(b), b <= 2 ? "#4a7" : "#c44");
   bar(UlpHistogram::kBuckets, h.nan, "NaN", "#000");
-  os << "<line x1='" << left << "' y1='" << bottom << "' x2='" << left + (UlpHistogram::kBuckets + 1) * bw << "' y2='" << bottom
-     << "' stroke='#000'/>\n<text x='" << left + 200 << "' y='" << H - 4 << "'>bf16 ULP distance to the exact reference</text>\n</svg>\n";
+  os << "<line x1='" << left << "' y1='" << bottom << "' x2='" << left + (UlpHistogram::kBuckets + 1) * bw << "' y2='"
+     << bottom << "' stroke='#000'/>\n<text x='" << left + 200 << "' y='" << H - 4
+     << "'>bf16 ULP distance to the exact reference</text>\n</svg>\n";
   return os.str();
 }
 
-std::string error_overview_svg(const std::vector<std::pair<std::string, double>>& rows, double bound, const std::string& title) {
+std::string error_overview_svg(const std::vector<std::pair<std::string, double>>& rows, double bound,
+                               const std::string& title) {
   const int left = 330, width = 360, rh = 18;
   const int H = 50 + static_cast<int>(rows.size()) * rh + 30;
   const double lo = -9, hi = 1;  // log10 axis
@@ -217,13 +231,15 @@ std::string error_overview_svg(const std::vector<std::pair<std::string, double>>
     const bool bad = !(rows[i].second <= bound);
     os << "<text x='" << left - 6 << "' y='" << y + 12 << "' text-anchor='end'>" << esc(rows[i].first) << "</text>\n";
     os << "<rect x='" << left << "' y='" << y + 2 << "' width='" << xof(rows[i].second) - left << "' height='" << rh - 5
-       << "' fill='" << (bad ? "#c44" : "#4a7") << "'/>\n<text x='" << xof(rows[i].second) + 3 << "' y='" << y + 12 << "'>"
-       << fmt(rows[i].second, 2) << "</text>\n";
+       << "' fill='" << (bad ? "#c44" : "#4a7") << "'/>\n<text x='" << xof(rows[i].second) + 3 << "' y='" << y + 12
+       << "'>" << fmt(rows[i].second, 2) << "</text>\n";
   }
   const int yb = 36 + static_cast<int>(rows.size()) * rh;
   for (int e = static_cast<int>(lo); e <= static_cast<int>(hi); ++e)
-    os << "<text x='" << xof(std::pow(10.0, e)) << "' y='" << yb + 14 << "' text-anchor='middle'>1e" << e << "</text>\n";
-  os << "<line x1='" << xof(bound) << "' y1='30' x2='" << xof(bound) << "' y2='" << yb << "' stroke='#000' stroke-dasharray='4 3'/>\n";
+    os << "<text x='" << xof(std::pow(10.0, e)) << "' y='" << yb + 14 << "' text-anchor='middle'>1e" << e
+       << "</text>\n";
+  os << "<line x1='" << xof(bound) << "' y1='30' x2='" << xof(bound) << "' y2='" << yb
+     << "' stroke='#000' stroke-dasharray='4 3'/>\n";
   os << "<text x='" << xof(bound) + 3 << "' y='30'>bound " << fmt(bound, 2) << "</text>\n</svg>\n";
   return os.str();
 }

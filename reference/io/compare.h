@@ -35,7 +35,9 @@ struct OutStats {
   std::int64_t max_ulp = 0;
   Where worst;
   UlpHistogram hist;
-  double bit_equal_fraction() const { return elements ? static_cast<double>(bit_equal) / static_cast<double>(elements) : 1.0; }
+  double bit_equal_fraction() const {
+    return elements ? static_cast<double>(bit_equal) / static_cast<double>(elements) : 1.0;
+  }
 };
 
 struct LseStats {

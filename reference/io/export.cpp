@@ -76,7 +76,7 @@ json build_manifest(const Case& c, const Evaluation& ev, const mla::CheckResult*
   m["asserts"] = c.asserts;
   const float scale = 1.0f / std::sqrt(static_cast<float>(s.qk()));
   m["shape"] = {{"kv_lora_rank", s.L}, {"rope_dim", s.Rr}, {"nope_dim", s.Pn}, {"v_dim", s.Vd},
-                {"heads", s.N},        {"row", s.row()},  {"qk_dim", s.qk()}, {"scale", scale}};
+                {"heads", s.N},        {"row", s.row()},   {"qk_dim", s.qk()}, {"scale", scale}};
   const bool triton = !(c.platform == Platform::cuda && s.Vd % 8 == 0);
   m["geometry"] = {{"block", c.block},
                    {"dcp", c.dcp},
@@ -144,8 +144,7 @@ void write_json(const std::string& path, const json& j) {
 std::vector<float> token_major(const std::vector<float>& lse, int N, int qn) {
   std::vector<float> out(lse.size());
   for (int h = 0; h < N; ++h)
-    for (int t = 0; t < qn; ++t)
-      out[static_cast<std::size_t>(t) * N + h] = lse[static_cast<std::size_t>(h) * qn + t];
+    for (int t = 0; t < qn; ++t) out[static_cast<std::size_t>(t) * N + h] = lse[static_cast<std::size_t>(h) * qn + t];
   return out;
 }
 
@@ -276,7 +275,8 @@ RunResult read_result(const std::string& dir) {
   } catch (const nlohmann::json::exception& x) {
     throw IoError(dir + "/" + kResultJson + ": " + x.what());
   }
-  if (r.info.value("schema", "") != "chunkproof-result") throw IoError(dir + ": result.json schema is not chunkproof-result");
+  if (r.info.value("schema", "") != "chunkproof-result")
+    throw IoError(dir + ": result.json schema is not chunkproof-result");
   r.tensors = read_safetensors(dir + "/" + kResultFile);
   return r;
 }

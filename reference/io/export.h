@@ -8,9 +8,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "reference/caseio/case.h"
 #include "reference/io/safetensors.h"
@@ -27,10 +26,10 @@ inline constexpr const char* kResultJson = "result.json";
 
 struct ExportSummary {
   std::string dir;
-  std::string outcome;          // the evaluation's outcome: ok | assert fired | invariant violated
-  bool asserted = false;        // asserts=on and an assert fired: nothing exported
-  bool exact_identical = false; // chunked exact pipeline == unchunked reference, bit for bit
-  std::string one_line;         // the CPU check's verdict line
+  std::string outcome;           // the evaluation's outcome: ok | assert fired | invariant violated
+  bool asserted = false;         // asserts=on and an assert fired: nothing exported
+  bool exact_identical = false;  // chunked exact pipeline == unchunked reference, bit for bit
+  std::string one_line;          // the CPU check's verdict line
   std::int64_t prefill_tokens = 0, context_rows = 0;
   double seconds = 0;
 };
@@ -52,7 +51,7 @@ Export read_export(const std::string& dir);  // checks schema and version; throw
 
 struct RunResult {
   std::string dir;
-  nlohmann::json info;   // result.json
+  nlohmann::json info;  // result.json
   SafetensorsFile tensors;
   std::string label() const;  // "<kernel set> <mode> <version>..." for the report
 };

@@ -100,7 +100,8 @@ void write_safetensors(const std::string& path, const std::vector<Tensor>& tenso
   for (int i = 0; i < 8; ++i) len[i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(hs.size()) >> (8 * i));
   f.write(reinterpret_cast<const char*>(len), 8);
   f.write(hs.data(), static_cast<std::streamsize>(hs.size()));
-  for (const auto& t : tensors) f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+  for (const auto& t : tensors)
+    f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
   if (!f) throw IoError("write failed: " + path);
 }
 

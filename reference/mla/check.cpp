@@ -500,8 +500,8 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     if (opts.keep_outputs && opts.exact) {
       if (res.reference_lse.empty()) res.reference_lse.assign(static_cast<std::size_t>(T) * s.N, 0.0f);
       for (std::size_t i = 0; i < th; ++i)  // i = t * N + h
-        res.reference_lse[static_cast<std::size_t>(w.token0) * s.N + i] = static_cast<float>(
-            static_cast<double>(ref[k].mx[i]) + std::log(to_double(ref[k].den[i])));
+        res.reference_lse[static_cast<std::size_t>(w.token0) * s.N + i] =
+            static_cast<float>(static_cast<double>(ref[k].mx[i]) + std::log(to_double(ref[k].den[i])));
     }
     if (!opts.vllm) continue;
     for (int f = 0; f < 2; ++f) {

@@ -58,18 +58,25 @@ TEST(Safetensors, RejectsMalformed) {
   EXPECT_THROW(parse_safetensors({1, 2}, "t"), IoError);
   EXPECT_THROW(parse_safetensors(with_header("[]", 0), "t"), IoError);
   EXPECT_THROW(parse_safetensors(with_header("{", 0), "t"), IoError);
-  EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4), "t"), IoError);
-  EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", 4), "t"), IoError);
-  EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"Q7","shape":[1],"data_offsets":[0,4]}})", 4), "t"), IoError);
-  EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 8), "t"), IoError);
+  EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4), "t"),
+               IoError);
+  EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", 4), "t"),
+               IoError);
+  EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"Q7","shape":[1],"data_offsets":[0,4]}})", 4), "t"),
+               IoError);
+  EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 8), "t"),
+               IoError);
   EXPECT_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-                                             R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 12), "t"),
+                                             R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                                             12),
+                                 "t"),
                IoError);
   EXPECT_NO_THROW(parse_safetensors(with_header(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 4), "t"));
 }
 
 TEST(Manifest, ChunkRecordsCarryDerivedSlices) {
-  const Case c = parse_case("version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=300,0,77 q=3,2,4");
+  const Case c =
+      parse_case("version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=300,0,77 q=3,2,4");
   const auto m = manifest_of(c, 1);
   EXPECT_EQ(m["schema_version"], kExportSchemaVersion);
   ASSERT_FALSE(m["chunks"].empty());

@@ -20,7 +20,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr const char* kCompareHelp = R"(usage: chunkproof compare EXPORT RESULT... [--out DIR] [--bound-rel X] [--bound-lse X]
+constexpr const char* kCompareHelp =
+    R"(usage: chunkproof compare EXPORT RESULT... [--out DIR] [--bound-rel X] [--bound-lse X]
 
 EXPORT is a directory written by `chunkproof export`, each RESULT one written by the Python
 runner (python3 -m chunkproof_runner run ...). Results may come from other exports of the same
@@ -49,23 +50,32 @@ std::string sci(double x) {
 }
 std::string pct(std::int64_t a, std::int64_t n) {
   std::ostringstream os;
-  os << std::fixed << std::setprecision(n && a != n ? 4 : 0) << (n ? 100.0 * static_cast<double>(a) / static_cast<double>(n) : 100.0) << "%";
+  os << std::fixed << std::setprecision(n && a != n ? 4 : 0)
+     << (n ? 100.0 * static_cast<double>(a) / static_cast<double>(n) : 100.0) << "%";
   return os.str();
 }
 
 json out_json(const io::OutStats& s) {
   json h = json::object();
   for (int b = 0; b < io::UlpHistogram::kBuckets; ++b)
-    if (s.hist.count[static_cast<std::size_t>(b)]) h[io::UlpHistogram::label(b)] = s.hist.count[static_cast<std::size_t>(b)];
+    if (s.hist.count[static_cast<std::size_t>(b)])
+      h[io::UlpHistogram::label(b)] = s.hist.count[static_cast<std::size_t>(b)];
   if (s.hist.nan) h["NaN"] = s.hist.nan;
-  return {{"elements", s.elements},   {"bit_equal", s.bit_equal}, {"bf16_equal", s.bf16_equal},
-          {"max_abs", s.max_abs},     {"mean_abs", s.mean_abs},   {"max_rel", s.max_rel},
-          {"mean_rel", s.mean_rel},   {"max_bf16_ulp", s.max_ulp}, {"nan", s.nan_got},
-          {"inf", s.inf_got},         {"worst", {{"token", s.worst.token}, {"head", s.worst.head}, {"dim", s.worst.dim}}},
+  return {{"elements", s.elements},
+          {"bit_equal", s.bit_equal},
+          {"bf16_equal", s.bf16_equal},
+          {"max_abs", s.max_abs},
+          {"mean_abs", s.mean_abs},
+          {"max_rel", s.max_rel},
+          {"mean_rel", s.mean_rel},
+          {"max_bf16_ulp", s.max_ulp},
+          {"nan", s.nan_got},
+          {"inf", s.inf_got},
+          {"worst", {{"token", s.worst.token}, {"head", s.worst.head}, {"dim", s.worst.dim}}},
           {"bf16_ulp_histogram", h}};
 }
 json lse_json(const io::LseStats& s) {
-  return {{"elements", s.elements}, {"bit_equal", s.bit_equal},   {"max_abs", s.max_abs},
+  return {{"elements", s.elements}, {"bit_equal", s.bit_equal},       {"max_abs", s.max_abs},
           {"mean_abs", s.mean_abs}, {"both_neg_inf", s.both_neg_inf}, {"inf_mismatch", s.inf_mismatch},
           {"nan", s.nan_got}};
 }
@@ -114,11 +124,15 @@ int compare_main(Args args) {
     for (std::size_t i = 1; i < o.positional().size(); ++i) {
       Loaded l{io::read_result(o.positional()[i]), {}, {}};
       const std::string ed = l.r.info.value("export", "");
-      if (!ed.empty() && std::filesystem::exists(ed + "/" + io::kManifestFile)) l.ex = io::read_export(ed);
-      else if (l.r.info.value("case", "") == ref.manifest.value("case", "")) l.ex = ref;
-      else throw io::IoError(l.r.dir + ": its export '" + ed + "' is not readable here");
+      if (!ed.empty() && std::filesystem::exists(ed + "/" + io::kManifestFile))
+        l.ex = io::read_export(ed);
+      else if (l.r.info.value("case", "") == ref.manifest.value("case", ""))
+        l.ex = ref;
+      else
+        throw io::IoError(l.r.dir + ": its export '" + ed + "' is not readable here");
       if (batch_of(l.ex.manifest) != batch_of(ref.manifest))
-        throw io::IoError(l.r.dir + ": a result of another batch (requests, seed or shape differ from " + ref.dir + ")");
+        throw io::IoError(l.r.dir + ": a result of another batch (requests, seed or shape differ from " + ref.dir +
+                          ")");
       l.label = l.r.info.value("kernel_set", "?") + " " + l.r.info.value("mode", "?") + ", " +
                 l.ex.manifest.value("version", "?") + " " + l.ex.manifest.value("platform", "?") +
                 " dcp=" + std::to_string(l.ex.manifest["geometry"].value("dcp", 0)) +
@@ -143,11 +157,13 @@ int compare_main(Args args) {
   std::ostringstream md, tab;
   md << "# chunkproof compare\n\nReference: `" << ref.dir << "` — exact unchunked outputs of\n`"
      << ref.manifest.value("case", "") << "`\n(" << ref.manifest.value("prefill_tokens", 0) << " prefill tokens x " << N
-     << " heads x " << Vd << "; errors against the exact reference, relative errors scaled by the row's largest |out|).\n\n"
+     << " heads x " << Vd
+     << "; errors against the exact reference, relative errors scaled by the row's largest |out|).\n\n"
      << "Bound for a correct plan: max rel <= " << sci(bound.rel) << ", LSE max abs <= " << sci(bound.lse_abs)
      << ", no NaN/Inf, no LSE inf mismatch.\n\n"
      << "![overview](overview.svg)\n\n## Results against the exact reference\n\n"
-     << "| # | result | plan | verdict | max rel | mean rel | max abs | bf16 ulp max | fp32 bit-equal | bf16-equal | LSE max abs | NaN/Inf | kernel alone: max rel / LSE |\n"
+     << "| # | result | plan | verdict | max rel | mean rel | max abs | bf16 ulp max | fp32 bit-equal | bf16-equal | "
+        "LSE max abs | NaN/Inf | kernel alone: max rel / LSE |\n"
      << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   bool finding = false;
   std::vector<std::pair<std::string, double>> bars;
@@ -177,12 +193,14 @@ int compare_main(Args args) {
     const std::string expected = l.ex.manifest["verdict"].value("expected", "exact");
     const bool ok = io::within(os, ls, bound);
     std::string verdict;
-    if (ok) verdict = expected == "exact" ? "within bound" : "within bound (plan expected to corrupt: NOT flagged)";
-    else verdict = std::string("OUT OF BOUND") + (expected == "corrupt" ? " (broken plan, flagged)" : " (kernel)");
+    if (ok)
+      verdict = expected == "exact" ? "within bound" : "within bound (plan expected to corrupt: NOT flagged)";
+    else
+      verdict = std::string("OUT OF BOUND") + (expected == "corrupt" ? " (broken plan, flagged)" : " (kernel)");
     if (!ok) finding = true;
-    const std::string plan = l.ex.manifest.value("version", "?") + " " + l.ex.manifest.value("platform", "?") + " dcp=" +
-                             std::to_string(l.ex.manifest["geometry"].value("dcp", 0)) + " I=" +
-                             std::to_string(l.ex.manifest["geometry"].value("interleave", 0)) +
+    const std::string plan = l.ex.manifest.value("version", "?") + " " + l.ex.manifest.value("platform", "?") +
+                             " dcp=" + std::to_string(l.ex.manifest["geometry"].value("dcp", 0)) +
+                             " I=" + std::to_string(l.ex.manifest["geometry"].value("interleave", 0)) +
                              (l.ex.manifest.value("asserts", true) ? "" : " asserts=off");
     md << "| " << i << " | " << l.r.info.value("kernel_set", "?") << " " << l.r.info.value("mode", "?") << " | " << plan
        << " | " << verdict << " | " << sci(os.max_rel) << " | " << sci(os.mean_rel) << " | " << sci(os.max_abs) << " | "
@@ -192,16 +210,24 @@ int compare_main(Args args) {
        << (have_k ? sci(ko.max_rel) + " / " + sci(kl.max_abs) : "-") << " |\n";
     bars.emplace_back("#" + std::to_string(i) + " " + l.label, os.max_rel);
     const std::string svg = "hist-" + std::to_string(i) + ".svg";
-    write_file(outdir + "/" + svg, io::ulp_histogram_svg(os.hist, "#" + std::to_string(i) + " " + l.label + " vs exact"));
+    write_file(outdir + "/" + svg,
+               io::ulp_histogram_svg(os.hist, "#" + std::to_string(i) + " " + l.label + " vs exact"));
     tab << "\n### #" << i << " " << l.label << "\n\n" << verdict;
     if (!ok) tab << ": " << io::why_not_within(os, ls, bound);
     tab << ". Worst element: token " << os.worst.token << " head " << os.worst.head << " dim " << os.worst.dim
         << ". LSE: " << ls.both_neg_inf << " both -inf, " << ls.inf_mismatch << " inf mismatches, " << ls.nan_got
         << " NaN.\n\n![hist](" << svg << ")\n";
-    json j{{"result", l.r.dir},      {"label", l.label},   {"kernel_set", l.r.info.value("kernel_set", "")},
-           {"mode", l.r.info.value("mode", "")}, {"case", l.ex.manifest.value("case", "")}, {"expected", expected},
-           {"within_bound", ok},      {"verdict", verdict}, {"out", out_json(os)},
-           {"lse", lse_json(ls)},     {"environment", l.r.info.value("environment", json::object())},
+    json j{{"result", l.r.dir},
+           {"label", l.label},
+           {"kernel_set", l.r.info.value("kernel_set", "")},
+           {"mode", l.r.info.value("mode", "")},
+           {"case", l.ex.manifest.value("case", "")},
+           {"expected", expected},
+           {"within_bound", ok},
+           {"verdict", verdict},
+           {"out", out_json(os)},
+           {"lse", lse_json(ls)},
+           {"environment", l.r.info.value("environment", json::object())},
            {"seconds", l.r.info.value("seconds", 0.0)}};
     if (have_k) j["kernel_alone"] = {{"out", out_json(ko)}, {"lse", lse_json(kl)}};
     jres.push_back(j);
@@ -211,7 +237,8 @@ int compare_main(Args args) {
   // Pairs.
   json jp = json::array();
   std::ostringstream pmd;
-  pmd << "\n## Pairs\n\n| kind | A | B | fp32 bit-equal | bf16-equal | max rel | max abs | bf16 ulp max | LSE max abs |\n|---|---|---|---|---|---|---|---|---|\n";
+  pmd << "\n## Pairs\n\n| kind | A | B | fp32 bit-equal | bf16-equal | max rel | max abs | bf16 ulp max | LSE max abs "
+         "|\n|---|---|---|---|---|---|---|---|---|\n";
   int npairs = 0;
   for (std::size_t a = 0; a < res.size(); ++a)
     for (std::size_t b = a + 1; b < res.size(); ++b) {
@@ -222,17 +249,22 @@ int compare_main(Args args) {
       std::string kind;
       // Pairs across plans or sets start from the reference export's plan (one page, not n^2 rows).
       if (res[a].ex.manifest.value("case", "") != ref.manifest.value("case", "")) continue;
-      if (same_set && same_case && !same_mode) kind = "chunked vs unchunked";
-      else if (same_set && same_mode && !same_case) kind = "plan A vs plan B";
-      else if (!same_set && same_case && same_mode) kind = "kernel set vs kernel set";
-      else continue;
+      if (same_set && same_case && !same_mode)
+        kind = "chunked vs unchunked";
+      else if (same_set && same_mode && !same_case)
+        kind = "plan A vs plan B";
+      else if (!same_set && same_case && same_mode)
+        kind = "kernel set vs kernel set";
+      else
+        continue;
       const auto os = io::compare_out(f32(res[a].r.tensors, "out"), f32(res[b].r.tensors, "out"), N, Vd);
       const auto ls = io::compare_lse(f32(res[a].r.tensors, "lse"), f32(res[b].r.tensors, "lse"), N);
       pmd << "| " << kind << " | #" << a << " " << res[a].label << " | #" << b << " " << res[b].label << " | "
           << pct(os.bit_equal, os.elements) << " | " << pct(os.bf16_equal, os.elements) << " | " << sci(os.max_rel)
           << " | " << sci(os.max_abs) << " | " << os.max_ulp << " | " << sci(ls.max_abs) << " |\n";
       const std::string svg = "pair-" + std::to_string(a) + "-" + std::to_string(b) + ".svg";
-      write_file(outdir + "/" + svg, io::ulp_histogram_svg(os.hist, kind + ": #" + std::to_string(a) + " vs #" + std::to_string(b)));
+      write_file(outdir + "/" + svg,
+                 io::ulp_histogram_svg(os.hist, kind + ": #" + std::to_string(a) + " vs #" + std::to_string(b)));
       jp.push_back({{"kind", kind}, {"a", a}, {"b", b}, {"out", out_json(os)}, {"lse", lse_json(ls)}, {"svg", svg}});
       ++npairs;
     }
@@ -244,8 +276,9 @@ int compare_main(Args args) {
   md << "\n## Environment\n\n";
   for (std::size_t i = 0; i < res.size(); ++i)
     md << "- #" << i << ": `" << res[i].r.info.value("environment", json::object()).dump() << "`\n";
-  write_file(outdir + "/overview.svg",
-             io::error_overview_svg(bars, bound.rel, "max row-scaled rel error vs exact reference (log10); dashed: bound"));
+  write_file(
+      outdir + "/overview.svg",
+      io::error_overview_svg(bars, bound.rel, "max row-scaled rel error vs exact reference (log10); dashed: bound"));
   write_file(outdir + "/report.md", md.str());
   write_file(outdir + "/report.json", jr.dump(1) + "\n");
   // stdout: the results table.

@@ -50,18 +50,20 @@ int export_main(Args args) {
             << "outcome   " << s.outcome << "\n"
             << "reference " << s.one_line << "\n";
   if (s.asserted) {
-    std::cout << "wrote     " << *out << "/" << io::kManifestFile << " only (the version's assert fires: nothing ran)\n";
+    std::cout << "wrote     " << *out << "/" << io::kManifestFile
+              << " only (the version's assert fires: nothing ran)\n";
     return kExitFinding;
   }
-  std::cout << "wrote     " << *out << "/{" << io::kManifestFile << ", " << io::kInputsFile << ", " << io::kReferenceFile
-            << "}: " << s.prefill_tokens << " prefill tokens, " << s.context_rows << " context rows (" << s.seconds
-            << " s)\n";
+  std::cout << "wrote     " << *out << "/{" << io::kManifestFile << ", " << io::kInputsFile << ", "
+            << io::kReferenceFile << "}: " << s.prefill_tokens << " prefill tokens, " << s.context_rows
+            << " context rows (" << s.seconds << " s)\n";
   if (s.one_line.rfind("inconclusive", 0) == 0) return kExitInconclusive;
   return s.exact_identical && s.outcome == "ok" ? kExitOk : kExitFinding;
 }
 
 namespace {
-const RegisterCommand reg{"export", "write a case's inputs, plan and exact outputs for production kernels", export_main};
+const RegisterCommand reg{"export", "write a case's inputs, plan and exact outputs for production kernels",
+                          export_main};
 }
 
 }  // namespace cp::cli
