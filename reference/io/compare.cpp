@@ -216,7 +216,9 @@ std::string ulp_histogram_svg(const UlpHistogram& h, const std::string& title) {
 
 std::string error_overview_svg(const std::vector<std::pair<std::string, double>>& rows, double bound,
                                const std::string& title) {
-  const int left = 330, width = 360, rh = 18;
+  std::size_t longest = 10;
+  for (const auto& r : rows) longest = std::max(longest, r.first.size());
+  const int left = 16 + static_cast<int>(longest) * 7, width = 420, rh = 18;  // ~7 px per 11-px character
   const int H = 50 + static_cast<int>(rows.size()) * rh + 30;
   const double lo = -9, hi = 1;  // log10 axis
   auto xof = [&](double v) {

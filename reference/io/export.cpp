@@ -62,6 +62,16 @@ json chunk_record(const Chunk& ch, std::size_t index, const std::vector<std::int
   return j;
 }
 
+// Stable keys for readers (the descriptions may change wording).
+const char* gather_key(GatherKind g) {
+  switch (g) {
+    case GatherKind::page_rounding: return "page_rounding";
+    case GatherKind::token_major: return "token_major";
+    case GatherKind::cp_gather: return "cp_gather";
+  }
+  return "?";
+}
+
 json build_manifest(const Case& c, const Evaluation& ev, const mla::CheckResult* res) {
   const Plan& p = ev.plan;
   const auto s = mla::shape_of(c);
@@ -86,7 +96,8 @@ json build_manifest(const Case& c, const Evaluation& ev, const mla::CheckResult*
                    {"workspace_rows", p.workspace_rows},
                    {"packed", p.packed},
                    {"chunk_width", p.chunk_width},
-                   {"gather", std::string(name(p.gather))},
+                   {"gather", gather_key(p.gather)},
+                   {"gather_description", std::string(name(p.gather))},
                    {"merge_flavour", triton ? "triton" : "cuda"}};
   // Requests: every case request; prefills carry their prefill token offset.
   json reqs = json::array();

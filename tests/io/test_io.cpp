@@ -90,6 +90,9 @@ TEST(Manifest, ChunkRecordsCarryDerivedSlices) {
     EXPECT_EQ(ch["q_cu"].size(), e.size() + 1);
   }
   EXPECT_EQ(m["geometry"]["merge_flavour"], "cuda");
+  EXPECT_EQ(m["geometry"]["gather"], "cp_gather");
+  const auto old = manifest_of(parse_case("version=v0-early platform=rocm workspace=64 block=16 ctx=100 q=2"), 1);
+  EXPECT_EQ(old["geometry"]["gather"], "page_rounding");
   EXPECT_EQ(m["verdict"]["expected"], "exact");
 }
 
