@@ -22,25 +22,46 @@ std::vector<std::uint16_t> to_bf16(const std::vector<float>& v) {
   return out;
 }
 
-// One chunk's record. request_start/request_end/token_start/token_end are derived from the
-// entries here (Plan::Chunk does not carry them yet); "slice_source" says so, and a reader
-// never needs to know the difference.
-json chunk_record(const Chunk& ch, std::size_t index, const std::vector<std::int64_t>& q_of) {
+// The chunk's request slice as vLLM's ContextChunk: requests [request_start, request_end)
+// (case indices) whose query tokens are [token_start, token_end) of the prefill tokens. Taken
+// from the plan when Plan::Chunk carries them (the lead's planner rewrite), else derived from
+// the entries; "slice_source" says which.
+template <class C>
+void slice_fields(const C& ch, const std::vector<std::int64_t>& q_of, const std::vector<std::int64_t>& token0_of,
+                  json& j) {
+  if constexpr (requires(const C& x) {
+                  x.request_start;
+                  x.request_end;
+                  x.token_start;
+                  x.token_end;
+                }) {
+    j["request_start"] = ch.request_start;
+    j["request_end"] = ch.request_end;
+    j["token_start"] = ch.token_start;
+    j["token_end"] = ch.token_end;
+    j["slice_source"] = "planner";
+  } else {
+    int rs = 0, re = 0;
+    std::int64_t ts = 0, te = 0;
+    if (!ch.entries.empty()) {
+      rs = ch.entries.front().request;
+      re = ch.entries.back().request + 1;
+      ts = token0_of[static_cast<std::size_t>(rs)];
+      te = token0_of[static_cast<std::size_t>(re - 1)] + q_of[static_cast<std::size_t>(re - 1)];
+    }
+    j["request_start"] = rs;
+    j["request_end"] = re;
+    j["token_start"] = ts;
+    j["token_end"] = te;
+    j["slice_source"] = "derived-from-entries";
+  }
+}
+
+json chunk_record(const Chunk& ch, std::size_t index, const std::vector<std::int64_t>& q_of,
+                  const std::vector<std::int64_t>& token0_of) {
   json j;
   j["index"] = index;
-  int rs = -1, re = -1;
-  std::int64_t ts = 0, te = 0;
-  if (!ch.entries.empty()) {
-    rs = ch.entries.front().request;
-    re = ch.entries.back().request + 1;
-    ts = ch.entries.front().start;
-    te = ch.entries.back().start + ch.entries.back().len;
-  }
-  j["request_start"] = rs;
-  j["request_end"] = re;
-  j["token_start"] = ts;
-  j["token_end"] = te;
-  j["slice_source"] = "derived-from-entries";
+  slice_fields(ch, q_of, token0_of, j);
   j["is_continuation"] = ch.is_continuation;
   j["total_tokens"] = ch.total_tokens();
   j["local_tokens"] = ch.local_tokens();
@@ -109,8 +130,10 @@ json build_manifest(const Case& c, const Evaluation& ev, const mla::CheckResult*
     if (prefill) j["token0"] = nullptr;
     reqs.push_back(j);
   }
+  std::vector<std::int64_t> token0_of(c.ctx.size(), 0);
   for (int r : p.prefills) {
     reqs[static_cast<std::size_t>(r)]["token0"] = T;
+    token0_of[static_cast<std::size_t>(r)] = T;
     T += c.q[static_cast<std::size_t>(r)];
   }
   m["requests"] = reqs;
@@ -120,7 +143,7 @@ json build_manifest(const Case& c, const Evaluation& ev, const mla::CheckResult*
   m["prefill_tokens_with_context"] =
       p.prefill_tokens_with_context ? json(*p.prefill_tokens_with_context) : json(nullptr);
   json chunks = json::array();
-  for (std::size_t i = 0; i < p.chunks.size(); ++i) chunks.push_back(chunk_record(p.chunks[i], i, q_of));
+  for (std::size_t i = 0; i < p.chunks.size(); ++i) chunks.push_back(chunk_record(p.chunks[i], i, q_of, token0_of));
   m["chunks"] = chunks;
   json asserts = json::array();
   for (const auto& a : p.asserts)

@@ -81,11 +81,14 @@ TEST(Manifest, ChunkRecordsCarryDerivedSlices) {
   EXPECT_EQ(m["schema_version"], kExportSchemaVersion);
   ASSERT_FALSE(m["chunks"].empty());
   for (const auto& ch : m["chunks"]) {
-    EXPECT_EQ(ch["slice_source"], "derived-from-entries");
     const auto& e = ch["entries"];
     EXPECT_EQ(ch["request_start"], e.front()["request"]);
     EXPECT_EQ(ch["request_end"].get<int>(), e.back()["request"].get<int>() + 1);
-    EXPECT_EQ(ch["token_start"], e.front()["start"]);
+    // vLLM's ContextChunk: the query tokens of the slice's requests
+    const auto& rs = m["requests"][ch["request_start"].get<std::size_t>()];
+    const auto& rl = m["requests"][ch["request_end"].get<std::size_t>() - 1];
+    EXPECT_EQ(ch["token_start"], rs["token0"]);
+    EXPECT_EQ(ch["token_end"].get<std::int64_t>(), rl["token0"].get<std::int64_t>() + rl["q"].get<std::int64_t>());
     EXPECT_EQ(ch["cu_seq_lens"].size(), e.size() + 1);
     EXPECT_EQ(ch["q_cu"].size(), e.size() + 1);
   }
