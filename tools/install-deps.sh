@@ -9,6 +9,8 @@ pkgs=(
   googletest libgtest-dev librapidcheck-dev          # tests
   libz3-dev z3 pkg-config                            # the SMT prover (z3 CLI re-checks --emit-smt2)
   libbenchmark-dev zip python3                       # benchmarks, OSS-Fuzz seed zips
+  nlohmann-json3-dev                                 # export/compare manifests (reference/io)
+  python3-torch                                      # the Python runner's CPU tests (torch-math; 1.13)
 )
 if [ "${CHUNKPROOF_WITH_HIP:-1}" = 1 ]; then
   pkgs+=(hipcc libamdhip64-dev clang-19 lld-19 clang-tools-19)  # compile check of the HIP kernels (gfx90a, gfx942)

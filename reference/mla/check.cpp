@@ -440,6 +440,8 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
                        opts.vllm ? &part : nullptr);
       if (opts.vllm) eng.end_partial(w, part, po.data(), pl.data());
       if (!opts.vllm) continue;
+      if (opts.keep_outputs)
+        res.vllm_partials.push_back({static_cast<int>(ci), static_cast<int>(b), w.request, w.qn, w.token0, po, pl});
       for (int f = 0; f < 2; ++f) {
         if (!w.have_part) {  // first piece of the request's context: copy
           w.part_out[f] = po;
@@ -482,6 +484,12 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
         }
         if (opts.vllm) ora_out[base + e] = ref[k].o_num[e] / ref[k].o_den[i];
       }
+    if (opts.keep_outputs && opts.exact) {
+      if (res.reference_lse.empty()) res.reference_lse.assign(static_cast<std::size_t>(T) * s.N, 0.0f);
+      for (std::size_t i = 0; i < th; ++i)  // i = t * N + h
+        res.reference_lse[static_cast<std::size_t>(w.token0) * s.N + i] =
+            static_cast<float>(static_cast<double>(ref[k].mx[i]) + std::log(to_double(ref[k].den[i])));
+    }
     if (!opts.vllm) continue;
     for (int f = 0; f < 2; ++f) {
       if (!w.have_part) {  // never in a chunk (ctx = 0 under the packed planner): (0, -inf)

@@ -105,6 +105,18 @@ struct CheckResult {
   // keep_outputs only: the vLLM-style outputs [token][head][v dim] of both merge flavours
   // ([triton, cuda]) and the lse of their final merge, [token][head].
   std::vector<float> vllm_out[2], vllm_lse[2];
+  // keep_outputs only: the exact reference's natural-log LSE per [token][head], from its exact
+  // denominator: float(double(row max) + log(to_double(den))); and the vLLM path's partial
+  // (out, lse) of every plan entry, in plan order (what one attention call over the chunk's
+  // workspace rows of that request returns), for export (docs/export.md).
+  std::vector<float> reference_lse;
+  struct Partial {
+    int chunk = 0, entry = 0, request = 0, qn = 0;
+    std::int64_t token0 = 0;  // prefill token index of the request's first new token
+    std::vector<float> out;   // [qn][N][Vd]
+    std::vector<float> lse;   // [N][qn]
+  };
+  std::vector<Partial> vllm_partials;
   int exit_code() const;
   std::string one_line() const;  // "bits identical (...)", "bits differ: ...", "assert fired: ..."
 };

@@ -1,0 +1,43 @@
+"""torch-math: attention written in plain torch fp32 ops (runs on the CPU with Debian's
+PyTorch 1.13, which has no scaled_dot_product_attention), merge in torch ops. The CI set."""
+
+import torch
+
+from ..pipeline import KernelSet
+from .merges import torch_merge
+
+
+def math_attention(q, k, v, scale, causal):
+    """q [m, N, D], k [n, N, D], v [n, N, Dv] -> (out [m, N, Dv] fp32, lse [m, N] fp32)."""
+    s = torch.einsum("mhd,nhd->hmn", q.float(), k.float()) * scale
+    if causal:
+        m, n = s.shape[1], s.shape[2]
+        mask = torch.ones(m, n, dtype=torch.bool, device=s.device).triu(1 + n - m)
+        s = s.masked_fill(mask, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)  # [N, m]
+    p = torch.exp(s - lse.unsqueeze(-1))
+    out = torch.einsum("hmn,nhd->mhd", p, v.float())
+    return out, lse.transpose(0, 1).contiguous()
+
+
+class TorchMath(KernelSet):
+    attention_name = "torch-math (fp32 einsum + logsumexp)"
+    merge_name = "torch-merge"
+    compute_dtype = torch.float32
+
+    def upproject(self, kv_c, w):  # fp32 product, rounded to bf16 like kv_b_proj's output
+        L, N, D = w.shape
+        y = torch.matmul(kv_c.float(), w.reshape(L, N * D).float()).to(torch.bfloat16).float()
+        return y.reshape(-1, N, D)
+
+    def attention(self, q, k, v, scale, causal):
+        return math_attention(q, k, v, scale, causal)
+
+    def merge(self, p_out, p_lse, s_out, s_lse, flavour):
+        return torch_merge(p_out, p_lse, s_out, s_lse, flavour)
+
+
+def make(name, device):
+    ks = TorchMath(device)
+    ks.name = name
+    return ks

@@ -1,0 +1,60 @@
+// Golden vectors for production kernels (issue 13): a case's inputs, plan and exact reference
+// outputs as safetensors + a JSON manifest (docs/export.md, schema below), and the reading
+// side that `chunkproof compare` uses.
+//
+//   ExportSummary s = write_export(c, dir, threads);  // runs the CPU reference, writes 3 files
+//   Export e = read_export(dir);                      // manifest + reference tensors
+//   RunResult r = read_result(dir);                   // what python/chunkproof_runner wrote
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "reference/caseio/case.h"
+#include "reference/io/safetensors.h"
+
+namespace cp::io {
+
+// Bump on any change a reader must know about (docs/export.md has the history).
+inline constexpr int kExportSchemaVersion = 1;
+inline constexpr const char* kManifestFile = "manifest.json";
+inline constexpr const char* kInputsFile = "inputs.safetensors";
+inline constexpr const char* kReferenceFile = "reference.safetensors";
+inline constexpr const char* kResultFile = "result.safetensors";
+inline constexpr const char* kResultJson = "result.json";
+
+struct ExportSummary {
+  std::string dir;
+  std::string outcome;           // the evaluation's outcome: ok | assert fired | invariant violated
+  bool asserted = false;         // asserts=on and an assert fired: nothing exported
+  bool exact_identical = false;  // chunked exact pipeline == unchunked reference, bit for bit
+  std::string one_line;          // the CPU check's verdict line
+  std::int64_t prefill_tokens = 0, context_rows = 0;
+  double seconds = 0;
+};
+
+// Runs the CPU reference (exact + vLLM-style path, keep_outputs) and writes
+// dir/manifest.json, dir/inputs.safetensors, dir/reference.safetensors. An assert that fires
+// (asserts=on) writes only the manifest, saying so. Throws IoError/CaseError.
+ExportSummary write_export(const Case& c, const std::string& dir, int threads);
+
+// The manifest as JSON (for tests: no files).
+nlohmann::ordered_json manifest_of(const Case& c, int threads, ExportSummary* summary = nullptr);
+
+struct Export {
+  std::string dir;
+  nlohmann::json manifest;
+  SafetensorsFile reference;  // empty when the manifest says nothing was exported
+};
+Export read_export(const std::string& dir);  // checks schema and version; throws IoError
+
+struct RunResult {
+  std::string dir;
+  nlohmann::json info;  // result.json
+  SafetensorsFile tensors;
+  std::string label() const;  // "<kernel set> <mode> <version>..." for the report
+};
+RunResult read_result(const std::string& dir);
+
+}  // namespace cp::io
