@@ -9,6 +9,7 @@ pkgs=(
   googletest libgtest-dev librapidcheck-dev          # tests
   libz3-dev z3 pkg-config                            # the SMT prover (z3 CLI re-checks --emit-smt2)
   libbenchmark-dev zip python3                       # benchmarks, OSS-Fuzz seed zips
+  libcli11-dev nlohmann-json3-dev                    # the CLI: option parsing, --json output
 )
 if [ "${CHUNKPROOF_WITH_HIP:-1}" = 1 ]; then
   pkgs+=(hipcc libamdhip64-dev clang-19 lld-19 clang-tools-19)  # compile check of the HIP kernels (gfx90a, gfx942)
