@@ -23,8 +23,8 @@
 #include "fuzz/replay.h"
 #include "invariants/catalogue.h"
 #include "invariants/expect.h"
-#include "reference/caseio/regression.h"
 #include "reference/arith/checked_int.h"
+#include "reference/caseio/regression.h"
 
 namespace {
 

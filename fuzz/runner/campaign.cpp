@@ -15,11 +15,10 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "fuzz/common/case_codec.h"
 #include "fuzz/common/findings.h"
@@ -719,7 +718,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   // report.json (schema chunkproof.fuzz-report/1, docs/json.md)
   using Json = nlohmann::ordered_json;
   auto stats = [](const CampaignStats& s) {
-    return Json{{"executions", s.executions}, {"seconds", s.seconds}, {"exec_per_s", s.exec_per_s},
+    return Json{{"executions", s.executions}, {"seconds", s.seconds},   {"exec_per_s", s.exec_per_s},
                 {"coverage", s.coverage},     {"features", s.features}, {"corpus", s.corpus}};
   };
   Json j{{"schema", "chunkproof.fuzz-report/1"},

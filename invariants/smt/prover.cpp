@@ -538,14 +538,14 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
       if (agrees && !opts.save_regression_dir.empty()) {
         // The record travels to the parent (workers race); the CLI writes it after printing.
         CaseRecord rec;
-        rec.header = {{"bug", "found by `chunkproof prove`: " + std::string(info(key.invariant).summary) + " (" +
-                                  split_label(key.version, key.invariant, key.split, opts.domain) + ", step " +
-                                  st.name + ")"},
-                      {"invariant", std::string(info(key.invariant).tag)}};
-        rec.expects.push_back({key.version,
-                               ev.outcome == Outcome::assert_fired ? ExpectedOutcome::assert_fired
-                                                                   : ExpectedOutcome::violation,
-                               {}});
+        rec.header = {
+            {"bug", "found by `chunkproof prove`: " + std::string(info(key.invariant).summary) + " (" +
+                        split_label(key.version, key.invariant, key.split, opts.domain) + ", step " + st.name + ")"},
+            {"invariant", std::string(info(key.invariant).tag)}};
+        rec.expects.push_back(
+            {key.version,
+             ev.outcome == Outcome::assert_fired ? ExpectedOutcome::assert_fired : ExpectedOutcome::violation,
+             {}});
         if (rec.expects.back().outcome == ExpectedOutcome::violation)
           rec.expects.back().invariants.emplace_back(info(key.invariant).tag);
         rec.line = out.case_line;

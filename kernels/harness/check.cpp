@@ -77,7 +77,6 @@ std::string describe(const char* name, const BitDiff& d, std::int64_t N, std::in
   return os.str();
 }
 
-
 }  // namespace
 
 CheckOutcome check_one(const Case& c, bool poison_twice) {
@@ -156,6 +155,5 @@ CheckOutcome check_one(const Case& c, bool poison_twice) {
   out.line = os.str();
   return out;
 }
-
 
 }  // namespace cp::gpu

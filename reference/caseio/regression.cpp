@@ -45,7 +45,8 @@ Expectation parse_expect_line(std::string_view text) {
     e.outcome = ExpectedOutcome::assert_fired;
     return e;
   }
-  if (verdict.rfind("violation", 0) != 0) throw CaseError("expect", "bad verdict '" + verdict + "' (ok, assert, violation I-x,...)");
+  if (verdict.rfind("violation", 0) != 0)
+    throw CaseError("expect", "bad verdict '" + verdict + "' (ok, assert, violation I-x,...)");
   e.outcome = ExpectedOutcome::violation;
   std::stringstream tags(verdict.substr(9));
   for (std::string tag; std::getline(tags, tag, ',');)
@@ -65,18 +66,26 @@ std::string print_expect_line(const Expectation& e) {
   return s;
 }
 
-std::vector<CaseRecord> read_case_records(std::istream& in, const std::string& name) {
+namespace {
+
+// Records of a stream. With `one`, the whole text is a single record: a '#' block after the
+// case line belongs to it too, and the case line may be missing (left empty).
+std::vector<CaseRecord> read_records(std::istream& in, const std::string& name, bool one) {
   std::vector<CaseRecord> out;
   CaseRecord cur;
   std::string s;
   for (std::size_t n = 1; std::getline(in, s); ++n) {
     s = trim(s);
     if (s.empty()) continue;
+    const std::string where = name + ":" + std::to_string(n);
     if (s[0] != '#') {
+      if (one && !cur.line.empty()) throw CaseError("", where + ": more than one case line");
       cur.line = s;
-      cur.origin = name + ":" + std::to_string(n);
-      out.push_back(std::move(cur));
-      cur = CaseRecord{};
+      cur.origin = where;
+      if (!one) {
+        out.push_back(std::move(cur));
+        cur = CaseRecord{};
+      }
       continue;
     }
     const std::string body = trim(std::string_view(s).substr(1));
@@ -84,7 +93,7 @@ std::vector<CaseRecord> read_case_records(std::istream& in, const std::string& n
       try {
         cur.expects.push_back(parse_expect_line(body));
       } catch (const CaseError& e) {
-        throw CaseError("expect", name + ":" + std::to_string(n) + ": " + e.what());
+        throw CaseError("expect", where + ": " + std::string(e.what()).substr(14));  // drop "key 'expect': "
       }
       continue;
     }
@@ -93,36 +102,33 @@ std::vector<CaseRecord> read_case_records(std::istream& in, const std::string& n
     if (colon != std::string::npos && colon > 0 && (space == std::string::npos || space > colon))
       cur.header.emplace_back(body.substr(0, colon), trim(std::string_view(body).substr(colon + 1)));
   }
+  if (one) {
+    if (cur.origin.empty()) cur.origin = name;
+    out.push_back(std::move(cur));
+  }
   return out;
+}
+
+}  // namespace
+
+std::vector<CaseRecord> read_case_records(std::istream& in, const std::string& name) {
+  return read_records(in, name, false);
 }
 
 std::vector<CaseRecord> read_case_records_text(const std::string& text, const std::string& name) {
   std::istringstream in(text);
-  return read_case_records(in, name);
+  return read_records(in, name, false);
 }
 
 CaseRecord read_case_record_text(const std::string& text, const std::string& name) {
-  // A trailing '#' block after the case line belongs to the same record: read it as a second
-  // record closed by a sentinel line, then fold it in.
-  auto records = read_case_records_text(text + "\n.\n", name);
-  if (records.size() > 2) throw CaseError("", name + ": more than one case line");
-  CaseRecord r = std::move(records.front());
-  if (records.size() == 1) {  // no case line: only the sentinel closed the headers
-    r.line.clear();
-    r.origin = name;
-    return r;
-  }
-  for (auto& h : records[1].header) r.header.push_back(std::move(h));
-  for (auto& e : records[1].expects) r.expects.push_back(std::move(e));
-  return r;
+  std::istringstream in(text);
+  return std::move(read_records(in, name, true).front());
 }
 
 CaseRecord read_regression_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  CaseRecord r = read_case_record_text(text.str(), path);
+  CaseRecord r = std::move(read_records(in, path, true).front());
   if (r.line.empty()) throw std::runtime_error(path + ": no case line");
   return r;
 }

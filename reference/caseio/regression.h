@@ -35,8 +35,8 @@ struct Expectation {
 struct CaseRecord {
   std::vector<std::pair<std::string, std::string>> header;  // "# key: value", in file order
   std::vector<Expectation> expects;
-  std::string line;       // the case line, trimmed
-  std::string origin;     // "<file>:<line number>" of the case line
+  std::string line;                                      // the case line, trimmed
+  std::string origin;                                    // "<file>:<line number>" of the case line
   std::string header_value(std::string_view key) const;  // "" when absent
   // The case line with `version=` replaced (validated).
   Case case_for(Version v) const;

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "reference/caseio/case.h"
-#include "reference/planner/plan.h"
 #include "reference/mla/math/merge_attn_states.h"
+#include "reference/planner/plan.h"
 
 namespace cp::mla {
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <numeric>
 
-#include "reference/mla/check.h"
 #include "invariants/catalogue.h"
 #include "reference/caseio/regression.h"
+#include "reference/mla/check.h"
 
 namespace cp::mla {
 namespace {

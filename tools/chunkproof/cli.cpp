@@ -47,9 +47,7 @@ bool parse(CLI::App& app, Args args) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return false;
   } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    if (what.rfind("The following argument", 0) == 0) what = "unexpected argument: " + what;
-    throw UsageError(what);
+    throw UsageError(e.what());
   }
   return true;
 }
@@ -160,8 +158,7 @@ std::vector<CaseRecord> read_case_file(const std::string& path) {
 
 std::vector<CaseInput> collect_cases(const CaseArgs& a, bool required) {
   std::vector<CaseInput> out;
-  for (std::size_t i = 0; i < a.cases.size(); ++i)
-    out.push_back({a.cases[i], "--case " + std::to_string(i + 1), {}});
+  for (std::size_t i = 0; i < a.cases.size(); ++i) out.push_back({a.cases[i], "--case " + std::to_string(i + 1), {}});
   if (!a.cases_file.empty()) {
     const auto records = read_case_file(a.cases_file);
     if (records.empty()) throw UsageError("--cases " + a.cases_file + ": no case line in it");
@@ -267,13 +264,19 @@ CLI::Option* add_max_memory(CLI::App& app, std::uint64_t& bytes) {
             std::string unit(p, s.data() + s.size());
             for (auto& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
             double mul = 0;
-            if (unit.empty() || unit == "B") mul = 1;
-            else if (unit == "K" || unit == "KB" || unit == "KIB") mul = 1024.0;
-            else if (unit == "M" || unit == "MB" || unit == "MIB") mul = 1024.0 * 1024;
-            else if (unit == "G" || unit == "GB" || unit == "GIB") mul = 1024.0 * 1024 * 1024;
-            else if (unit == "T" || unit == "TB" || unit == "TIB") mul = 1024.0 * 1024 * 1024 * 1024;
+            if (unit.empty() || unit == "B")
+              mul = 1;
+            else if (unit == "K" || unit == "KB" || unit == "KIB")
+              mul = 1024.0;
+            else if (unit == "M" || unit == "MB" || unit == "MIB")
+              mul = 1024.0 * 1024;
+            else if (unit == "G" || unit == "GB" || unit == "GIB")
+              mul = 1024.0 * 1024 * 1024;
+            else if (unit == "T" || unit == "TB" || unit == "TIB")
+              mul = 1024.0 * 1024 * 1024 * 1024;
             if (ec != std::errc() || mul == 0 || v <= 0 || v * mul > 1.8e19)
-              throw CLI::ValidationError("--max-memory", "expects bytes with an optional K, M, G or T, got '" + s + "'");
+              throw CLI::ValidationError("--max-memory",
+                                         "expects bytes with an optional K, M, G or T, got '" + s + "'");
             bytes = static_cast<std::uint64_t>(v * mul);
           },
           "refuse cases whose estimated memory exceeds this (bytes; K, M, G, T suffixes; default: a quarter of "
@@ -287,7 +290,8 @@ void check_memory(const Case& c, bool numerics, std::uint64_t limit) {
   const double W = static_cast<double>(c.dcp);
   double chunk_rows = 0, plan_bytes = 0, ctx = 0, qs = 0, ctx_x_q = 0, reqs = static_cast<double>(c.ctx.size());
   for (const auto& ch : p.chunks) {
-    chunk_rows = std::max(chunk_rows, static_cast<double>(ch.local_tokens()) * W + static_cast<double>(ch.total_tokens()));
+    chunk_rows =
+        std::max(chunk_rows, static_cast<double>(ch.local_tokens()) * W + static_cast<double>(ch.total_tokens()));
     plan_bytes += static_cast<double>(ch.entries.size()) * (96 + 8 * W) + 64;
   }
   for (std::size_t r = 0; r < c.ctx.size(); ++r) {

@@ -73,8 +73,8 @@ int run(Args args) {
     Json cj{{"case", print_case(c)}, {"runs", Json::array()}};
     if (!json) std::cout << "case: " << print_case(c) << "\n";
     for (const char* path : {"exact", "vllm", "both"}) {
-      for (int t : {1, threads}) {
-        if (t == threads && threads == 1) continue;
+      const std::vector<int> columns = threads == 1 ? std::vector<int>{1} : std::vector<int>{1, threads};
+      for (int t : columns) {
         mla::CheckOptions opts;
         opts.exact = std::string(path) != "vllm";
         opts.vllm = std::string(path) != "exact";

@@ -30,7 +30,8 @@ shard of a paged bf16 latent cache (random permuted block tables), all-gather, r
 up-projection (W_UK, W_UV), attention, then the merge with the causal new-token suffix. Inputs
 come from the case's seed.)";
 
-constexpr const char* kFooter = R"(exact path  chunk-invariant arithmetic (docs/numerics.md): global row max, exp on basic IEEE
+constexpr const char* kFooter =
+    R"(exact path  chunk-invariant arithmetic (docs/numerics.md): global row max, exp on basic IEEE
             operations, numerator and denominator summed exactly as fixed-point integers, one
             normalization. The chunked output must equal the unchunked reference BIT FOR BIT.
             On a difference: the first differing (token, head, dim), how many differ, and from
@@ -161,12 +162,8 @@ Json ranges_json(const std::vector<std::pair<std::int64_t, std::int64_t>>& r) {
 }
 
 Json check_json(const mla::CheckResult& r, const Evaluation& ev) {
-  Json j{{"schema", "chunkproof.check/1"},
-         {"case", print_case(r.c)},
-         {"outcome", name(ev.outcome)},
-         {"plan_verdict", one_line_verdict(ev)},
-         {"exit_code", r.exit_code()},
-         {"verdict", r.one_line()},
+  Json j{{"schema", "chunkproof.check/1"},       {"case", print_case(r.c)},    {"outcome", name(ev.outcome)},
+         {"plan_verdict", one_line_verdict(ev)}, {"exit_code", r.exit_code()}, {"verdict", r.one_line()},
          {"assert_fired", r.assert_fired}};
   if (r.assert_fired) j["assert"] = r.assert_text;
   j["chunks"] = r.plan.chunks.size();
@@ -207,10 +204,14 @@ Json check_json(const mla::CheckResult& r, const Evaluation& ev) {
             {"bound_rel", v.bound_rel},
             {"ok", v.ok()}};
     for (const auto& f : v.flavours)
-      vj[flavour_name(f.flavour)] = Json{{"max_abs", f.max_abs},       {"max_rel", f.max_rel},
-                                         {"max_ulp", f.max_ulp},       {"nan", f.nan},
-                                         {"inf", f.inf},               {"within_bound", f.within_bound},
-                                         {"first_nan", element_json(f.first_nan)}, {"worst", element_json(f.worst)}};
+      vj[flavour_name(f.flavour)] = Json{{"max_abs", f.max_abs},
+                                         {"max_rel", f.max_rel},
+                                         {"max_ulp", f.max_ulp},
+                                         {"nan", f.nan},
+                                         {"inf", f.inf},
+                                         {"within_bound", f.within_bound},
+                                         {"first_nan", element_json(f.first_nan)},
+                                         {"worst", element_json(f.worst)}};
     j["vllm"] = std::move(vj);
   }
   return j;
@@ -229,7 +230,8 @@ extern "C" void on_interrupt(int) { g_interrupted = 1; }
 
 // SIGINT/SIGTERM set g_interrupted while a --random run is in flight (restored after).
 struct InterruptGuard {
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {
+  }, old_term{};
   InterruptGuard() {
     g_interrupted = 0;
     struct sigaction sa {};
@@ -259,8 +261,10 @@ struct CheckArgs {
 
 mla::CheckOptions path_options(const CheckArgs& a) {
   mla::CheckOptions opts;
-  if (a.path == "exact") opts.vllm = false;
-  else if (a.path == "vllm") opts.exact = false;
+  if (a.path == "exact")
+    opts.vllm = false;
+  else if (a.path == "vllm")
+    opts.exact = false;
   opts.threads = a.jobs;
   return opts;
 }
@@ -281,8 +285,8 @@ struct RandomPlan {
 
 RandomPlan random_plan(const CheckArgs& a) {
   RandomPlan rp;
-  for (Version v : parse_versions(a.versions.empty() ? std::vector<std::string>{"v6-current"} : a.versions,
-                                  "--version"))
+  for (Version v :
+       parse_versions(a.versions.empty() ? std::vector<std::string>{"v6-current"} : a.versions, "--version"))
     for (Platform p :
          parse_platforms(a.platforms.empty() ? std::vector<std::string>{"both"} : a.platforms, "--platform"))
       rp.combos.emplace_back(v, p);
@@ -332,8 +336,8 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
     while (!finished.load()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       if (finished.load()) break;
-      std::cerr << (tty ? "\r" : "") << "check --random: " << done.load() << "/" << n << " cases"
-                << (tty ? "" : "\n") << std::flush;
+      std::cerr << (tty ? "\r" : "") << "check --random: " << done.load() << "/" << n << " cases" << (tty ? "" : "\n")
+                << std::flush;
     }
     if (tty) std::cerr << "\n";
   });
@@ -346,8 +350,10 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   const long long checked = done.load();
 
   int rc = kExitOk;
-  if (fail) rc = fail->exit_code();
-  else if (interrupted || out_of_time || checked < n) rc = kExitInconclusive;
+  if (fail)
+    rc = fail->exit_code();
+  else if (interrupted || out_of_time || checked < n)
+    rc = kExitInconclusive;
   std::optional<Evaluation> ev;
   if (fail) ev = evaluate(fail->c);
   if (a.json) {
@@ -453,7 +459,8 @@ int run(Args args) {
     if (job.expect)
       std::cout << "expect: " << verdict_text(*job.expect) << ": " << (code == kExitOk ? "met" : "NOT MET") << "\n";
   }
-  if (jobs.size() > 1 && !a.json) std::cout << "\n" << jobs.size() << " case(s); exit " << rc << " (the worst verdict)\n";
+  if (jobs.size() > 1 && !a.json)
+    std::cout << "\n" << jobs.size() << " case(s); exit " << rc << " (the worst verdict)\n";
   return rc;
 }
 

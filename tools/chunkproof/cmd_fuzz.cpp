@@ -21,7 +21,8 @@ checked by replaying it, and written as a regression-format file; report.md and 
 (executions, exec/s, coverage, findings with their case lines and replay commands) are written
 atomically at the end, also after Ctrl-C or kill (a second Ctrl-C skips minimization).)";
 
-constexpr const char* kFooter = R"(Folders: --corpus-dir defaults to ./chunkproof-fuzz/<target>-<versions>-<platform>/corpus,
+constexpr const char* kFooter =
+    R"(Folders: --corpus-dir defaults to ./chunkproof-fuzz/<target>-<versions>-<platform>/corpus,
 --findings-dir to .../findings (report.md is there); given folders are checked before any work.
 --fuzzer-bin: the libFuzzer build of the target, or its directory (default: $CHUNKPROOF_FUZZ_BIN_DIR,
 then fuzz/ beside this binary, then build/fuzz/fuzz). Build it with `cmake --preset fuzz &&

@@ -9,7 +9,8 @@
 namespace cp::cli {
 namespace {
 
-constexpr const char* kDescription = R"(Runs a planner version on each case: workspace sizing, the per-step chunk plan (global
+constexpr const char* kDescription =
+    R"(Runs a planner version on each case: workspace sizing, the per-step chunk plan (global
 starts/lengths, cu_seq_lens), the DCP local plan (local starts, padded local lengths,
 per-rank local context lengths, reorg's kept rows), the version's own asserts, and every
 invariant of the catalogue (`chunkproof invariants`) with an explanation of each violation.
@@ -24,7 +25,8 @@ std::string footer() {
       "exit: 0 every invariant holds and no assert fires (every expectation met), 1 an assert\n"
       "fires or an invariant is violated (an expectation is not met), 2 bad input. The worst case decides.\n\n"
       "case keys:\n";
-  for (const auto& k : case_keys()) s += "  " + std::string(k.key) + std::string(16 - k.key.size(), ' ') + std::string(k.help) + "\n";
+  for (const auto& k : case_keys())
+    s += "  " + std::string(k.key) + std::string(16 - k.key.size(), ' ') + std::string(k.help) + "\n";
   return s;
 }
 
@@ -55,8 +57,7 @@ int run(Args args) {
     if (json) {
       Json j = plan_json(ev);
       if (jobs.size() > 1) j["origin"] = job.origin;
-      if (job.expect)
-        j["expect"] = Json{{"expected", verdict_text(*job.expect)}, {"met", code == kExitOk}};
+      if (job.expect) j["expect"] = Json{{"expected", verdict_text(*job.expect)}, {"met", code == kExitOk}};
       print_json(std::cout, j);
       continue;
     }
@@ -65,8 +66,7 @@ int run(Args args) {
     if (job.expect)
       std::cout << "expect    " << verdict_text(*job.expect) << ": " << (code == kExitOk ? "met" : "NOT MET") << "\n";
   }
-  if (jobs.size() > 1 && !json)
-    std::cout << "\n" << jobs.size() << " case(s); exit " << rc << " (the worst verdict)\n";
+  if (jobs.size() > 1 && !json) std::cout << "\n" << jobs.size() << " case(s); exit " << rc << " (the worst verdict)\n";
   return rc;
 }
 

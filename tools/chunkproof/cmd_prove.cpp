@@ -121,7 +121,8 @@ void print_table(const smt::ProveOptions& po, const std::vector<smt::ProveResult
     const std::string pad(43, ' ');
     if (r.status == smt::Status::counterexample) {
       std::cout << pad << "replay: " << r.replay << "\n";
-      if (r.encoding_disagrees) std::cout << pad << "ENCODING DISAGREES: the planner does not confirm the solver's model\n";
+      if (r.encoding_disagrees)
+        std::cout << pad << "ENCODING DISAGREES: the planner does not confirm the solver's model\n";
       std::cout << pad << "reproduce: chunkproof plan --case '" << r.case_line << "'\n";
       if (!saved[k].empty()) std::cout << pad << "saving: " << saved[k] << "\n";
     }
@@ -139,18 +140,10 @@ Json prove_json(const smt::ProveOptions& po, const std::vector<smt::ProveResult>
          {"results", Json::array()}};
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const auto& r = rows[k];
-    Json rj{{"version", name(r.version)},
-            {"platform", name(r.platform)},
-            {"invariant", info(r.invariant).tag},
-            {"status", smt::name(r.status)},
-            {"seconds", r.seconds},
-            {"cases", r.cases},
-            {"cases_proved", r.cases_proved},
-            {"queries", r.queries},
-            {"cache_hits", r.cache_hits},
-            {"unbounded", r.unbounded},
-            {"domain", r.domain},
-            {"method", r.method}};
+    Json rj{{"version", name(r.version)},     {"platform", name(r.platform)}, {"invariant", info(r.invariant).tag},
+            {"status", smt::name(r.status)},  {"seconds", r.seconds},         {"cases", r.cases},
+            {"cases_proved", r.cases_proved}, {"queries", r.queries},         {"cache_hits", r.cache_hits},
+            {"unbounded", r.unbounded},       {"domain", r.domain},           {"method", r.method}};
     if (!r.case_line.empty()) rj["case"] = r.case_line;
     if (!r.replay.empty()) rj["replay"] = r.replay;
     rj["encoding_disagrees"] = r.encoding_disagrees;

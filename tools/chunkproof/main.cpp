@@ -72,11 +72,9 @@ int fail(const std::string& cmd, bool json, int code, const std::string& kind, c
   if (code == kExitUsage && kind == "usage" && !cmd.empty()) std::cerr << " (see chunkproof " << cmd << " --help)";
   std::cerr << "\n";
   if (json)
-    print_json(std::cout, Json{{"schema", "chunkproof.error/1"},
-                               {"command", cmd},
-                               {"exit_code", code},
-                               {"kind", kind},
-                               {"error", what}});
+    print_json(
+        std::cout,
+        Json{{"schema", "chunkproof.error/1"}, {"command", cmd}, {"exit_code", code}, {"kind", kind}, {"error", what}});
   return code;
 }
 

@@ -26,7 +26,9 @@ namespace {
 gpu::DeviceInfo require_gpu(const char* what) {
   std::string why;
   const auto dev = gpu::probe(why);
-  if (!dev) throw CannotRun(std::string(what) + " --device gpu: " + why);
+  if (!dev)
+    throw CannotRun(std::string("--device gpu: ") + why + " (nothing was run; `chunkproof " + what +
+                    "` without --device gpu runs on the CPU)");
   return *dev;
 }
 
