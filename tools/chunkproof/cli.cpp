@@ -127,6 +127,12 @@ std::vector<InvariantId> parse_invariants(const std::vector<std::string>& words,
   return out;
 }
 
+CLI::Option* add_list(CLI::App& app, const std::string& name, std::vector<std::string>& values, std::string what) {
+  return app.add_option(name, values, std::move(what))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+}
+
 CLI::Option* add_jobs(CLI::App& app, int& jobs, std::string what) {
   return app.add_option("--jobs,--threads", jobs, std::move(what) + " (--threads: the same)")
       ->check(CLI::Range(1, 1024))
@@ -138,8 +144,7 @@ bool show_progress(bool forced) { return forced || ::isatty(STDERR_FILENO); }
 // ---- cases ---------------------------------------------------------------------------------
 
 void add_case_options(CLI::App& app, CaseArgs& a) {
-  app.add_option("--case", a.cases, "a case line (repeatable: every case runs, the worst verdict is the exit code)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  add_list(app, "--case", a.cases, "a case line (repeatable: every case runs, the worst verdict is the exit code)")
       ->type_name("LINE");
   app.add_option("--cases", a.cases_file,
                  "cases from a file, - for stdin: one case line per line, '#' lines ignored, '# expect' lines "

@@ -68,6 +68,9 @@ bool parse(CLI::App& app, Args args);
 std::vector<Version> parse_versions(const std::vector<std::string>& words, std::string_view option);
 std::vector<Platform> parse_platforms(const std::vector<std::string>& words, std::string_view option);
 std::vector<InvariantId> parse_invariants(const std::vector<std::string>& words, std::string_view option);
+// A repeatable option with one value per occurrence (`--case A --case B`): every value kept,
+// in order; a stray word after it is an error, not a second value.
+CLI::Option* add_list(CLI::App& app, const std::string& name, std::vector<std::string>& values, std::string what);
 // "--jobs,--threads" (the alias kept), a positive count.
 CLI::Option* add_jobs(CLI::App& app, int& jobs, std::string what);
 // --progress (a live line on stderr even when stderr is not a terminal); without it progress is

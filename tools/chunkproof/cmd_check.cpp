@@ -410,10 +410,8 @@ int run(Args args) {
   app.add_flag("--json", a.json, "machine-readable output");
   add_jobs(app, a.jobs, "worker threads: heads of one case, or cases of --random");
   app.add_option("--random", a.random, "N random small cases")->check(CLI::Range(1LL, 100000000LL));
-  app.add_option("--version", a.versions, "versions for --random: comma list or all (default v6-current)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--platform", a.platforms, "platforms for --random: cuda, rocm, both (default both)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_list(app, "--version", a.versions, "versions for --random: comma list or all (default v6-current)");
+  add_list(app, "--platform", a.platforms, "platforms for --random: cuda, rocm, both (default both)");
   app.add_option("--seed", a.seed, "seed of the random cases")->capture_default_str();
   app.add_option("--max-time", a.max_time, "--random: stop after this many seconds (exit 3 if cases remain)")
       ->check(CLI::PositiveNumber);

@@ -47,10 +47,8 @@ int run(Args args) {
   opt.target = "planner";
   opt.engine = "libfuzzer";
   opt.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto list = CLI::MultiOptionPolicy::TakeAll;
-  app.add_option("--version", versions, "planner versions the inputs select from: comma list or all (default all)")
-      ->multi_option_policy(list);
-  app.add_option("--platform", platforms, "cuda, rocm or both")->multi_option_policy(list)->capture_default_str();
+  add_list(app, "--version", versions, "planner versions the inputs select from: comma list or all (default all)");
+  add_list(app, "--platform", platforms, "cuda, rocm or both")->capture_default_str();
   app.add_option("--target", opt.target, "fuzz target")
       ->check(CLI::IsMember({"planner", "dcp_index", "case_parser", "merge"}))
       ->capture_default_str();
@@ -65,8 +63,8 @@ int run(Args args) {
   app.add_option("--engine", opt.engine, "libfuzzer or builtin")
       ->check(CLI::IsMember({"libfuzzer", "builtin"}))
       ->capture_default_str();
-  app.add_option("--expect-correct", expect_correct, "versions whose findings are crashes: comma list, all or none")
-      ->multi_option_policy(list)
+  add_list(app, "--expect-correct", expect_correct, "versions whose findings are crashes: comma list, all or none")
+
       ->capture_default_str();
   app.add_option("--stop-on", opt.stop_on, "stop at the first finding with these '&'-separated tags");
   app.add_flag("--differential", opt.differential, "also run every expected-correct version on each input");

@@ -164,13 +164,12 @@ int run(Args args) {
   for (std::size_t i = 0; i < argv.size(); ++i)
     if (argv[i] == "--save-regression" && (i + 1 == argv.size() || argv[i + 1].rfind("--", 0) == 0))
       argv[i] = "--save-regression=corpus/regressions";
-  auto list = CLI::MultiOptionPolicy::TakeAll;
-  app.add_option("--version", a.versions, "planner versions: comma list or all")
-      ->multi_option_policy(list)
+  add_list(app, "--version", a.versions, "planner versions: comma list or all")
+
       ->capture_default_str();
-  app.add_option("--platform", a.platforms, "cuda, rocm or both")->multi_option_policy(list)->capture_default_str();
-  app.add_option("--invariant", a.invariants, "I-1,I-6,... or all (default: all but I-9)")->multi_option_policy(list);
-  app.add_option("--domain", a.domain, "override the domain, K=V (repeatable; below)")->multi_option_policy(list);
+  add_list(app, "--platform", a.platforms, "cuda, rocm or both")->capture_default_str();
+  add_list(app, "--invariant", a.invariants, "I-1,I-6,... or all (default: all but I-9)");
+  add_list(app, "--domain", a.domain, "override the domain, K=V (repeatable; below)");
   add_jobs(app, a.jobs, "worker processes");
   app.add_option("--max-time,--timeout", a.timeout, "seconds per query (--timeout: the same)")
       ->check(CLI::Range(1, 86400))
