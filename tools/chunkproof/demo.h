@@ -19,8 +19,8 @@ struct StageRow {
 };
 
 struct DemoOptions {
-  bool quick = false;    // shorter budgets (CI smoke test of the demo itself)
-  std::string work_dir;  // scratch space for stages that write files
+  bool quick = false;          // shorter budgets (CI smoke test of the demo itself)
+  std::string work_dir;        // scratch space for stages that write files
 };
 
 struct DemoStage {

@@ -32,8 +32,7 @@ std::string describe(const Violation& v) {
 std::string one_line_verdict(const Evaluation& ev) {
   if (ev.outcome == Outcome::assert_fired) {
     const auto& a = *ev.first_assert();
-    return "assert fired: " + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") +
-           ")";
+    return "assert fired: " + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
   }
   if (ev.outcome == Outcome::violation) {
     std::string s = "violation:";
@@ -57,8 +56,8 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
   else
     os << " (explicit)";
   os << "; allocated R=" << p.workspace_rows << " rows\n";
-  os << "batch     " << p.prefills.size() << " prefill(s), " << p.num_with_context << " with context, " << p.num_decodes
-     << " decode(s)\n";
+  os << "batch     " << p.prefills.size() << " prefill(s), " << p.num_with_context << " with context, "
+     << p.num_decodes << " decode(s)\n";
   for (const auto& n : p.notes) os << "note      " << n << "\n";
   if (p.packed)
     os << "planner   packed: align=" << p.align << ", Mmax=" << p.chunk_width << ", row budget=" << p.row_budget
@@ -92,11 +91,10 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
         if (rows > max_rows && k == max_rows - 4) os << "  ...\n";
         ++k;
         if (!show) continue;
-        os << "  " << std::setw(5) << ci << "  " << std::setw(3) << e.request << "  " << std::setw(11) << e.start
-           << "  " << std::setw(11) << e.len;
-        if (dcp)
-          os << "  " << std::setw(11) << e.local_start << "  " << std::setw(12) << e.padded_local_len << "  ["
-             << join(e.kept) << "]";
+        os << "  " << std::setw(5) << ci << "  " << std::setw(3) << e.request << "  " << std::setw(11) << e.start << "  "
+           << std::setw(11) << e.len;
+        if (dcp) os << "  " << std::setw(11) << e.local_start << "  " << std::setw(12) << e.padded_local_len << "  ["
+                    << join(e.kept) << "]";
         if (&e == &ch.entries.front() && ch.is_continuation) os << "  (continuation)";
         os << "\n";
       }
@@ -111,8 +109,7 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
     if (p.chunks.size() > 16) os << " ...";
     os << "\n";
   }
-  if (p.prefill_tokens_with_context)
-    os << "merge     prefill_tokens_with_context=" << *p.prefill_tokens_with_context << "\n";
+  if (p.prefill_tokens_with_context) os << "merge     prefill_tokens_with_context=" << *p.prefill_tokens_with_context << "\n";
   if (!p.asserts.empty()) {
     os << "asserts   " << p.asserts.size() << " assert(s) of " << name(c.version)
        << (c.asserts ? " fire:" : " would fire (asserts=off: the run continues silently):") << "\n";

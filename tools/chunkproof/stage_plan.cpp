@@ -26,8 +26,7 @@ constexpr Notable kCases[] = {
      "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=8 interleave=64 ctx=50000,100,100 q=4,4,4",
      "assert"},
     {"interleave, python -O: silent misrouting",
-     "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=8 interleave=64 ctx=50000,100,100 q=4,4,4 "
-     "asserts=off",
+     "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=8 interleave=64 ctx=50000,100,100 q=4,4,4 asserts=off",
      "violation I-9"},
     {"v4-pr47327/rocm: assert removed, misaligned",
      "version=v4-pr47327 platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,100,100 q=16,16,16",
@@ -65,10 +64,8 @@ std::vector<StageRow> run(const DemoOptions&) {
     const Evaluation ev = evaluate(parse_case(n.line));
     r.got = one_line_verdict(ev);
     const std::string exp = n.expected;
-    if (exp == "ok")
-      r.as_expected = ev.outcome == Outcome::ok;
-    else if (exp == "assert")
-      r.as_expected = ev.outcome == Outcome::assert_fired;
+    if (exp == "ok") r.as_expected = ev.outcome == Outcome::ok;
+    else if (exp == "assert") r.as_expected = ev.outcome == Outcome::assert_fired;
     else {
       InvariantId id{};
       parse_invariant(exp.substr(exp.find(' ') + 1), id);
