@@ -122,7 +122,7 @@ CLI::Option* add_max_memory(CLI::App& app, std::uint64_t& bytes);
 void check_memory(const Case& c, bool numerics, std::uint64_t limit);
 
 // ---- GPU -----------------------------------------------------------------------------------
-// The GPU backend's entry points, installed by tools/chunkproof/gpu_cli.cpp when the build has
+// The GPU backend's entry points, installed by tools/chunkproof/stage_gpu.cpp when the build has
 // one; empty otherwise (`--device gpu` then exits 4).
 struct GpuCheckOptions {
   std::vector<Case> cases;
