@@ -26,7 +26,9 @@
 #include "fuzz/common/judge.h"
 #include "fuzz/replay.h"
 #include "invariants/catalogue.h"
+#include "invariants/expect.h"
 #include "reference/arith/checked_int.h"
+#include "reference/caseio/regression.h"
 
 namespace {
 
@@ -84,65 +86,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return 0;
 }
 
-// Regression files: `# expect <version>: ok|assert|violation I-x,I-y` lines and one case line;
-// each expectation replays the case with version= substituted.
+// Regression files (reference/caseio/regression.h): `# expect <version>: ok|assert|violation
+// I-x,I-y` lines and one case line; each expectation replays the case with version= substituted.
 extern "C" int ChunkproofReplayCaseFile(const char* path, const std::uint8_t* data, std::size_t size) {
-  std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
-  std::string s, line;
-  std::vector<std::pair<std::string, std::string>> expects;
-  while (std::getline(in, s)) {
-    if (s.rfind("# expect ", 0) == 0) {
-      const auto colon = s.find(':');
-      if (colon == std::string::npos) continue;
-      expects.emplace_back(s.substr(9, colon - 9), s.substr(colon + 1));
-    } else if (!s.empty() && s[0] != '#' && line.empty()) {
-      line = s;
-    }
-  }
-  auto trim = [](std::string t) {
-    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.erase(t.begin());
-    while (!t.empty() && (t.back() == ' ' || t.back() == '\r' || t.back() == '\t')) t.pop_back();
-    return t;
-  };
-  if (line.empty() || expects.empty()) {
-    std::fprintf(stderr, "%s: no case line or no '# expect' line\n", path);
+  std::vector<CaseRecord> records;
+  try {
+    records = read_case_records_text(std::string(reinterpret_cast<const char*>(data), size), path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }
+  if (records.size() != 1 || records.front().expects.empty()) {
+    std::fprintf(stderr, "%s: not one case line with '# expect' lines\n", path);
+    return 1;
+  }
+  const CaseRecord& rf = records.front();
   int bad = 0;
-  for (auto& [ver, want] : expects) {
-    ver = trim(ver);
-    want = trim(want);
+  for (const auto& ex : rf.expects) {
+    const std::string ver(name(ex.version));
     try {
-      Case c = parse_case(line);
-      const auto v = parse_version(ver);
-      if (!v) throw CaseError("version", "unknown version '" + ver + "' in # expect");
-      c.version = *v;
-      validate_case(c);
-      const Evaluation ev = evaluate(c);
-      bool as_expected = false;
-      if (want == "ok")
-        as_expected = ev.outcome == Outcome::ok;
-      else if (want == "assert")
-        as_expected = ev.outcome == Outcome::assert_fired;
-      else if (want == "crash")
-        as_expected = ev.outcome == Outcome::crashed;
-      else if (want.rfind("violation", 0) == 0) {
-        as_expected = ev.outcome == Outcome::violation;
-        std::istringstream tags(want.substr(9));
-        std::string tag;
-        while (std::getline(tags, tag, ',')) {
-          tag = trim(tag);
-          InvariantId id{};
-          if (tag.empty()) continue;
-          if (!parse_invariant(tag, id)) throw CaseError("", "bad invariant '" + tag + "' in # expect");
-          as_expected = as_expected && ev.violated(id);
-        }
-      } else {
-        throw CaseError("", "bad expectation '" + want + "'");
-      }
-      if (!as_expected) {
-        std::fprintf(stderr, "%s: %s: expected %s, got %s (%s)\n", path, ver.c_str(), want.c_str(),
-                     signature(ev).empty() ? "ok" : signature(ev).c_str(), print_case(c).c_str());
+      const Evaluation ev = evaluate(rf.case_for(ex.version));
+      if (!meets(ev, ex)) {
+        std::fprintf(stderr, "%s: %s: expected %s, got %s (%s)\n", path, ver.c_str(), verdict_text(ex).c_str(),
+                     signature(ev).empty() ? "ok" : signature(ev).c_str(), print_case(ev.c).c_str());
         ++bad;
       }
     } catch (const std::exception& e) {

@@ -1,15 +1,32 @@
-# The CLI's contract: exit codes (DESIGN §8) and messages that name the problem.
+# The CLI's contract: exit codes (README, DESIGN §8), messages that name the problem, and the
+# issue-12 list (each row below says which problem it pins).
 set(EXPECT ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh)
+set(CLI_WORK ${CMAKE_CURRENT_BINARY_DIR}/cli)
+file(MAKE_DIRECTORY ${CLI_WORK})
+# cli_test(name code regex args...): chunkproof <args> exits <code>, output matches <regex>
+# ('!regex': must not match).
 function(cli_test name code regex)
   add_test(NAME cli.${name} COMMAND ${EXPECT} ${code} ${regex} $<TARGET_FILE:chunkproof> ${ARGN})
-  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;sanitize")
+  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;sanitize" WORKING_DIRECTORY ${CLI_WORK})
+endfunction()
+# The same, with the regex matched across lines (for the order of things in the output).
+function(cli_test_z name code regex)
+  add_test(NAME cli.${name} COMMAND ${EXPECT} -z ${code} ${regex} $<TARGET_FILE:chunkproof> ${ARGN})
+  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;sanitize" WORKING_DIRECTORY ${CLI_WORK})
+endfunction()
+# A shell pipeline (for stdin and environment): `chunkproof` in it is the binary under test.
+function(cli_test_sh name code regex script)
+  add_test(NAME cli.${name} COMMAND ${EXPECT} ${code} ${regex} bash -c "chunkproof() { \"$<TARGET_FILE:chunkproof>\" \"$@\"; }; ${script}")
+  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;sanitize" WORKING_DIRECTORY ${CLI_WORK})
 endfunction()
 
 set(MI300X "platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,30000,30000 q=16,16,16")
-cli_test(plan_mi300x_assert 1 "assert fired: max_context_chunk % dcp_world_size == 0 \\(M=21845"
-         plan --case "version=v1-dcp ${MI300X}")
-cli_test(plan_mi300x_v6_ok 0 "ok: every invariant holds" plan --case "version=v6-current ${MI300X}")
-cli_test(plan_json 1 "\"status\":\"assert\"" plan --json --case "version=v1-dcp ${MI300X}")
+set(BUG "version=v1-dcp ${MI300X}")
+set(OK "version=v6-current ${MI300X}")
+set(SMALL "version=v6-current platform=cuda workspace=256 block=16 dcp=2 interleave=1 ctx=300,40 q=4,4")
+cli_test(plan_mi300x_assert 1 "assert fired: max_context_chunk % dcp_world_size == 0 \\(M=21845" plan --case ${BUG})
+cli_test(plan_mi300x_v6_ok 0 "ok: every invariant holds" plan --case ${OK})
+cli_test(plan_json 1 "\"status\":\"assert\"" plan --json --case ${BUG})
 cli_test(plan_unknown_key 2 "key 'colour'" plan --case "version=v6-current colour=red ${MI300X}")
 cli_test(plan_interleave_not_dividing 2 "key 'interleave'.*does not divide"
          plan --case "version=v6-current workspace=100 block=64 dcp=2 interleave=3 ctx=5 q=4")
@@ -18,10 +35,105 @@ cli_test(plan_overflow 2 "key 'ctx'" plan --case "version=v6-current workspace=6
 cli_test(plan_too_many_chunks 2 "simulation limit"
          plan --case "version=v3-pr46114 workspace=1 block=1 ctx=200000000 q=4")
 cli_test(plan_missing_case 2 "missing --case" plan)
-cli_test(plan_unknown_option 2 "unknown option" plan --frobnicate)
+cli_test(plan_unknown_option 2 "--frobnicate" plan --frobnicate)
 cli_test(unknown_command 2 "unknown command" frobnicate)
 cli_test(help 0 "plan" --help)
 cli_test(plan_help 0 "case keys" plan --help)
 cli_test(versions 0 "v6-current" versions)
 cli_test(invariants 0 "I9_reorg_exact" invariants)
-cli_test(demo_plan_stage 0 "unexpected" demo --stage plan --work-dir ${CMAKE_CURRENT_BINARY_DIR}/demo)
+cli_test(demo_plan_stage 0 "unexpected" demo --stage plan --work-dir ${CLI_WORK}/demo)
+
+# 1. Exit codes that cannot lie: repeated single options, stray positionals, every --case runs.
+cli_test(plan_two_cases_worst_wins 1 "2 case\\(s\\). exit 1" plan --case ${OK} --case ${BUG})
+cli_test(plan_two_cases_order 1 "2 case\\(s\\). exit 1" plan --case ${BUG} --case ${OK})
+cli_test(plan_stray_positionals 2 "not expected" plan ${OK} ${BUG})
+cli_test(plan_repeated_single_option 2 "--rows.*received 2" plan --rows 10 --rows 20 --case ${OK})
+cli_test(check_two_cases_worst_wins 1 "2 case\\(s\\). exit 1" check --case ${BUG} --case ${OK})
+cli_test(check_stray_positional 2 "not expected" check --case ${OK} extra)
+cli_test(versions_stray_positional 2 "not expected" versions extra)
+cli_test_sh(check_empty_version 2 "--version selects nothing" "chunkproof check --random 2 --version ''")
+# 2. Cases from files and stdin; `# expect` lines honoured; replay.
+file(WRITE ${CLI_WORK}/two.cases "# a comment\n${OK}\n\n# another\n${SMALL}\n")
+file(WRITE ${CLI_WORK}/wrong-expect.case "# bug: the expectation is wrong on purpose\n# expect v1-dcp: ok\n${BUG}\n")
+file(WRITE ${CLI_WORK}/bad-line.cases "${OK}\nversion=v6-current colour=red\n")
+cli_test(plan_cases_file 0 "2 case\\(s\\). exit 0" plan --cases ${CLI_WORK}/two.cases)
+cli_test(plan_cases_file_bad_line 2 "key .colour.*bad-line.cases:2" plan --cases ${CLI_WORK}/bad-line.cases)
+cli_test(plan_cases_missing_file 2 "cannot read cases" plan --cases ${CLI_WORK}/nope.cases)
+cli_test(plan_fuzz_style_file 0 "expect +assert: met"
+         plan --cases ${PROJECT_SOURCE_DIR}/corpus/regressions/mi300x-dcp8-per-step-assert.case)
+cli_test(plan_expect_not_met 1 "NOT MET" plan --cases ${CLI_WORK}/wrong-expect.case)
+cli_test_sh(plan_cases_stdin 1 "assert fired" "printf '# from stdin\\n%s\\n' '${BUG}' | chunkproof plan --cases -")
+cli_test(check_cases_file 0 "2 case\\(s\\). exit 0" check --path exact --cases ${CLI_WORK}/two.cases)
+cli_test(replay_corpus 0 " 0 not" replay ${PROJECT_SOURCE_DIR}/corpus/regressions)
+cli_test(replay_wrong_expect 1 "FAIL .*expected ok, got assert" replay ${CLI_WORK}/wrong-expect.case)
+cli_test(replay_json 0 "\"schema\":\"chunkproof.replay/1\".*\"met\":true"
+         replay --json ${PROJECT_SOURCE_DIR}/corpus/regressions/mi300x-dcp8-per-step-assert.case)
+cli_test(replay_missing_file 2 "cannot read" replay ${CLI_WORK}/nope.case)
+cli_test(replay_needs_a_file 2 "files is required" replay)
+# 3. JSON everywhere, errors included; docs/json.md checked against real output.
+cli_test(check_random_json 0 "^\\{\"schema\":\"chunkproof.check-random/1\"" check --random 20 --version v6-current --json)
+cli_test(bench_json 0 "\"schema\":\"chunkproof.bench/1\"" bench --json --jobs 1 --case ${SMALL})
+cli_test(demo_json 0 "\"schema\":\"chunkproof.demo/1\"" demo --json --stage plan --work-dir ${CLI_WORK}/demo)
+cli_test(error_json 2 "\\{\"schema\":\"chunkproof.error/1\".*\"kind\":\"bad_case\".*colour"
+         plan --json --case "version=v6-current colour=red")
+add_test(NAME json_schemas COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/json_schema_check.py
+                                   ${PROJECT_SOURCE_DIR}/docs/json.md $<TARGET_FILE:chunkproof> ${PROJECT_SOURCE_DIR})
+set_tests_properties(json_schemas PROPERTIES LABELS "cli;sanitize")
+# 4. One flag vocabulary: comma lists, all/both, duplicates removed, --jobs/--threads.
+cli_test(check_random_all_both 0 "v6-current/cuda,v6-current/rocm"
+         check --random 4 --version v6-current,v6-current --platform both --jobs 2)
+cli_test(check_random_lists 0 "v5-packed/cuda,v5-packed/rocm,v6-current/cuda,v6-current/rocm"
+         check --random 8 --version v5-packed --version v6-current,v5-packed --platform all --threads 2)
+cli_test(check_random_progress_not_on_pipes 0 "!check --random: [0-9]" check --random 60 --version v6-current --path exact)
+cli_test(check_random_progress_forced 0 "check --random: [0-9]+/" check --random 100 --version v6-current --path exact --progress)
+cli_test(check_random_max_time 3 "out of --max-time after" check --random 100000000 --version v6-current --max-time 1)
+add_test(NAME cli.check_random_interrupt_summary
+         COMMAND ${EXPECT} 3 "interrupted after [0-9]+ of 100000000"
+                 timeout --preserve-status -s INT 2 $<TARGET_FILE:chunkproof> check --random 100000000 --version v6-current)
+set_tests_properties(cli.check_random_interrupt_summary PROPERTIES LABELS "cli;sanitize")
+# 5. Bounded resources: an estimate before running, naming the keys.
+cli_test(plan_max_memory 2 "over --max-memory.*keys workspace, ctx, dcp"
+         plan --max-memory 1G --case "version=v6-current platform=cuda workspace=1073741824 block=1024 dcp=2 interleave=1 ctx=67108864 q=4")
+cli_test(check_max_memory 2 "over --max-memory.*keys q"
+         check --case "version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 ctx=100 q=1048576 dims=deepseek-v3")
+cli_test(max_memory_bad_value 2 "--max-memory" plan --max-memory lots --case ${OK})
+# 6. Writable folders first.
+cli_test(demo_unwritable_work_dir 2 "--work-dir: cannot create or write" demo --stage plan --work-dir /dev/null/x)
+if(TARGET chunkproof_fuzz_runner)
+  cli_test(fuzz_unwritable_findings 2 "--findings-dir: cannot create or write"
+           fuzz --engine builtin --max-time 1 --findings-dir /dev/null/x)
+  cli_test(fuzz_versions_all 2 "--findings-dir: cannot create or write"  # `all` is accepted: the folder check comes next
+           fuzz --version all --platform both --max-time 1 --findings-dir /dev/null/x)
+endif()
+# 7. --version, help CMD, exit 4 for what this machine cannot do.
+cli_test_z(version 0 "chunkproof [0-9]+\\.[0-9]+.*gpu backend:.*solver:.*fuzz engine:" --version)
+cli_test(version_json 0 "\"schema\":\"chunkproof.version/1\"" --version --json)
+cli_test(help_command 0 "Usage: chunkproof check" help check)
+cli_test(help_unknown_command 2 "unknown command" help frobnicate)
+cli_test(usage_lists_exit_4 0 "4 this machine cannot run it" --help)
+cli_test(check_gpu_same_options 4 "GPU" check --device gpu --random 3 --version v6-current --platform rocm --seed 7)
+cli_test(bench_gpu_cannot_run 4 "GPU" bench --device gpu)
+cli_test(fuzz_no_fuzzer_build 4 "no libFuzzer build|built without the fuzz runner"
+         fuzz --fuzzer-bin ${CLI_WORK}/no-such-fuzzer --max-time 1 --findings-dir ${CLI_WORK}/fz/f --corpus-dir ${CLI_WORK}/fz/c)
+add_test(NAME cli.completion_script COMMAND bash -n ${PROJECT_SOURCE_DIR}/tools/chunkproof/completion.bash)
+set_tests_properties(cli.completion_script PROPERTIES LABELS "cli;sanitize")
+
+if(TARGET chunkproof_smt)
+  # prove: empty selections, repeated lists, duplicates, folders (Z3 builds only).
+  set(P1 --platform cuda --invariant I-1 --no-cache)
+  cli_test_sh(prove_empty_version 2 "--version selects nothing" "chunkproof prove --version ''")
+  cli_test(prove_comma_version 2 "selects nothing" prove --version ",")
+  cli_test(prove_repeated_version 1 "COUNTEREXAMPLE"
+           prove --version v1-dcp --version v6-current --invariant I-1 --platform rocm --no-cache)
+  cli_test(prove_duplicate_invariant 0 "!\"invariant\":\"I-1\".*\"invariant\":\"I-1\""
+           prove --json --version v6-current --invariant I-1,I-1 --platform cuda --no-cache)
+  cli_test_sh(prove_unwritable_cache 0 "warning: no cache.*" "XDG_CACHE_HOME=/dev/null/x HOME=/dev/null/y chunkproof prove --version v6-current --platform cuda --invariant I-1")
+  cli_test(prove_unwritable_save_regression 2 "--save-regression: cannot create or write.*nothing was run"
+           prove --version v1-dcp ${P1} --save-regression /dev/null/x)
+  cli_test(prove_unwritable_emit 2 "--emit-smt2: cannot create or write" prove ${P1} --emit-smt2 /dev/null/x)
+  cli_test_z(prove_prints_before_saving 1 "COUNTEREXAMPLE.*reproduce: .*saved: "
+             prove --version v1-dcp --platform rocm --invariant I-1 --no-cache --save-regression ${CLI_WORK}/saved)
+  cli_test(prove_timeout_alias 0 "PROVED" prove --version v6-current ${P1} --timeout 30 --threads 1)
+else()
+  cli_test(prove_no_solver 4 "no SMT prover" prove --version v6-current)
+endif()

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
@@ -27,7 +28,8 @@
 #include "fuzz/runner/heatmap.h"
 #include "fuzz/runner/minimize.h"
 #include "invariants/catalogue.h"
-#include "tools/chunkproof/json.h"
+#include "invariants/expect.h"
+#include "reference/caseio/regression.h"
 
 namespace fs = std::filesystem;
 
@@ -329,40 +331,18 @@ void save_state(const fs::path& p, const State& s) {
   write_file_atomic(p.string(), os.str());
 }
 
-struct Record {
-  std::map<std::string, std::string> header;  // "# key: value"
-  std::vector<std::string> expects;
-  std::string case_line;
-};
-
-Record parse_record(const std::string& text) {
-  Record r;
-  std::istringstream in(text);
-  std::string s;
-  while (std::getline(in, s)) {
-    if (s.rfind("# expect ", 0) == 0)
-      r.expects.push_back(s);
-    else if (s.rfind("# ", 0) == 0) {
-      const auto colon = s.find(": ");
-      if (colon != std::string::npos) r.header[s.substr(2, colon - 2)] = s.substr(colon + 2);
-    } else if (!s.empty() && s[0] != '#' && r.case_line.empty()) {
-      r.case_line = s;
-    }
+// The record of a finding file (reference/caseio/regression.h); unreadable text gives an empty one.
+CaseRecord parse_record(const std::string& text, const std::string& name) {
+  try {
+    return read_case_record_text(text, name);
+  } catch (const std::exception&) {
+    return {};
   }
-  return r;
 }
 
 std::string expect_line(const Case& c) {
   try {
-    const Evaluation ev = evaluate(c);
-    std::string v = "# expect " + std::string(name(c.version)) + ": ";
-    if (ev.outcome == Outcome::assert_fired) return v + "assert";
-    if (ev.outcome == Outcome::crashed) return v + "crash";
-    if (ev.outcome == Outcome::ok) return v + "ok";
-    std::string tags;
-    for (const auto& r : ev.results)
-      if (r.verdict == Verdict::violated) tags += (tags.empty() ? "" : ",") + std::string(info(r.id).tag);
-    return v + "violation " + tags;
+    return print_expect_line(expectation_of(evaluate(c)));
   } catch (const std::exception&) {
     return {};
   }
@@ -761,9 +741,9 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     if (e.path().extension() == ".case") raws.push_back(e.path());
   std::sort(raws.begin(), raws.end());
   for (const auto& f : raws) {
-    const Record r = parse_record(read_text(f));
+    const CaseRecord r = parse_record(read_text(f), f.string());
     try {
-      const Case c = parse_case(r.case_line);
+      const Case c = parse_case(r.line);
       const Judgement j = judge(c, cfg);
       if (j.kind == Judgement::finding || j.kind == Judgement::crash)
         minimize_and_record(c, j, j.kind == Judgement::crash ? "crash" : "finding", "");
@@ -886,25 +866,29 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     if (e.path().extension() == ".case") recs.push_back(e.path());
   std::sort(recs.begin(), recs.end());
   for (const auto& f : recs) {
-    const Record r = parse_record(read_text(f));
+    const CaseRecord r = parse_record(read_text(f), f.string());
+    auto header = [&](const char* key, std::string def) {
+      const std::string v = r.header_value(key);
+      return v.empty() ? def : v;
+    };
     CampaignFinding cf;
-    cf.signature = r.header.count("signature") ? r.header.at("signature") : f.stem().string();
-    cf.invariant = r.header.count("invariant") ? r.header.at("invariant") : "";
-    cf.kind = r.header.count("kind") ? r.header.at("kind") : "finding";
-    cf.detail = r.header.count("detail") ? r.header.at("detail") : "";
-    cf.original_line = r.header.count("original") ? r.header.at("original") : "";
-    cf.case_line = r.case_line.empty() && r.header.count("case") ? r.header.at("case") : r.case_line;
+    cf.signature = header("signature", f.stem().string());
+    cf.invariant = header("invariant", "");
+    cf.kind = header("kind", "finding");
+    cf.detail = header("detail", "");
+    cf.original_line = header("original", "");
+    cf.case_line = r.line.empty() ? header("case", "") : r.line;
     cf.file = fs::absolute(f).string();
     cf.is_new = !known_before.count(f.filename().string());
-    if (!r.case_line.empty()) {
-      cf.replay = "chunkproof plan --case " + shell_quote(r.case_line);
+    if (!r.line.empty()) {
+      cf.replay = "chunkproof plan --case " + shell_quote(r.line);
       try {
-        const Judgement j = judge(parse_case(r.case_line), cfg);
+        const Judgement j = judge(parse_case(r.line), cfg);
         cf.reproduced = j.signature == cf.signature;
       } catch (const std::exception&) {
       }
-    } else if (r.header.count("artifact")) {
-      cf.replay = (fuzzer.empty() ? opt.target + "_fuzz" : fuzzer) + " " + shell_quote(r.header.at("artifact"));
+    } else if (!r.header_value("artifact").empty()) {
+      cf.replay = (fuzzer.empty() ? opt.target + "_fuzz" : fuzzer) + " " + shell_quote(r.header_value("artifact"));
     }
     res.findings.push_back(std::move(cf));
   }
@@ -980,58 +964,45 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   res.report_md = (findings / "report.md").string();
   write_file_atomic(res.report_md, md.str());
 
-  // report.json
-  std::ostringstream js;
-  cli::Json j(js);
-  auto stats = [&](const CampaignStats& s) {
-    j.begin_object()
-        .field("executions", s.executions)
-        .field("seconds", s.seconds)
-        .field("exec_per_s", s.exec_per_s)
-        .field("coverage", s.coverage)
-        .field("features", s.features)
-        .field("corpus", s.corpus)
-        .end_object();
+  // report.json (schema chunkproof.fuzz-report/1, docs/json.md)
+  using Json = nlohmann::ordered_json;
+  auto stats = [](const CampaignStats& s) {
+    return Json{{"executions", s.executions}, {"seconds", s.seconds},   {"exec_per_s", s.exec_per_s},
+                {"coverage", s.coverage},     {"features", s.features}, {"corpus", s.corpus}};
   };
-  j.begin_object()
-      .field("command", opt.command_line)
-      .field("finished", now_iso())
-      .field("interrupted", res.interrupted)
-      .field("target", opt.target)
-      .field("versions", vers)
-      .field("platforms", opt.platform)
-      .field("expect_correct", opt.expect_correct)
-      .field("engine", opt.engine)
-      .field("fuzzer", res.fuzzer)
-      .field("jobs", opt.jobs)
-      .field("max_time", opt.max_time)
-      .field("corpus_dir", fs::absolute(corpus).string())
-      .field("findings_dir", fs::absolute(findings).string())
-      .field("runs", state.runs);
-  j.key("this_run");
-  stats(res.run);
-  j.key("cumulative");
-  stats(res.cumulative);
-  j.key("maps").begin_array();
-  for (const auto& m : res.maps) j.value(m);
-  j.end_array();
-  j.field("pending_artifacts", static_cast<std::int64_t>(res.pending_artifacts));
-  j.key("findings").begin_array();
+  Json j{{"schema", "chunkproof.fuzz-report/1"},
+         {"command", opt.command_line},
+         {"finished", now_iso()},
+         {"interrupted", res.interrupted},
+         {"target", opt.target},
+         {"versions", vers},
+         {"platforms", opt.platform},
+         {"expect_correct", opt.expect_correct},
+         {"engine", opt.engine},
+         {"fuzzer", res.fuzzer},
+         {"jobs", opt.jobs},
+         {"max_time", opt.max_time},
+         {"corpus_dir", fs::absolute(corpus).string()},
+         {"findings_dir", fs::absolute(findings).string()},
+         {"runs", state.runs},
+         {"this_run", stats(res.run)},
+         {"cumulative", stats(res.cumulative)},
+         {"maps", res.maps},
+         {"pending_artifacts", static_cast<std::int64_t>(res.pending_artifacts)},
+         {"findings", Json::array()}};
   for (const auto& f : res.findings)
-    j.begin_object()
-        .field("signature", f.signature)
-        .field("invariant", f.invariant)
-        .field("kind", f.kind)
-        .field("case", f.case_line)
-        .field("original", f.original_line)
-        .field("detail", f.detail)
-        .field("replay", f.replay)
-        .field("reproduced", f.reproduced)
-        .field("new", f.is_new)
-        .field("record", f.file)
-        .end_object();
-  j.end_array().end_object();
-  js << "\n";
+    j["findings"].push_back(Json{{"signature", f.signature},
+                                 {"invariant", f.invariant},
+                                 {"kind", f.kind},
+                                 {"case", f.case_line},
+                                 {"original", f.original_line},
+                                 {"detail", f.detail},
+                                 {"replay", f.replay},
+                                 {"reproduced", f.reproduced},
+                                 {"new", f.is_new},
+                                 {"record", f.file}});
+  std::ostringstream js;
+  js << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
   res.report_json = (findings / "report.json").string();
   write_file_atomic(res.report_json, js.str());
 

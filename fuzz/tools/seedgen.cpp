@@ -14,6 +14,7 @@
 
 #include "fuzz/common/case_codec.h"
 #include "fuzz/common/findings.h"
+#include "reference/caseio/regression.h"
 
 namespace fs = std::filesystem;
 
@@ -31,31 +32,25 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "fuzz_seedgen: cannot read %s\n", argv[i]);
       return 2;
     }
-    std::vector<std::string> lines, versions;
-    std::string s;
-    while (std::getline(in, s)) {
-      if (s.rfind("# expect ", 0) == 0)
-        versions.push_back(s.substr(9, s.find(':') - 9));
-      else if (!s.empty() && s[0] != '#')
-        lines.push_back(s);
+    std::vector<cp::CaseRecord> records;
+    try {
+      records = cp::read_case_records(in, argv[i]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fuzz_seedgen: %s\n", e.what());
+      return 2;
     }
     int n = 0;
-    for (const auto& line : lines) {
+    for (const auto& rec : records) {
       std::vector<cp::Case> cases;
       try {
-        cases.push_back(cp::parse_case(line));
+        cases.push_back(cp::parse_case(rec.line));
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "fuzz_seedgen: %s: bad case line: %s\n", argv[i], e.what());
+        std::fprintf(stderr, "fuzz_seedgen: %s: bad case line: %s\n", rec.origin.c_str(), e.what());
         return 2;
       }
-      for (const auto& v : versions) {
-        auto ver = cp::parse_version(v);
-        if (!ver) continue;
-        cp::Case c = cases.front();
-        c.version = *ver;
+      for (const auto& ex : rec.expects) {
         try {
-          cp::validate_case(c);
-          cases.push_back(c);
+          cases.push_back(rec.case_for(ex.version));
         } catch (const cp::CaseError&) {
         }
       }

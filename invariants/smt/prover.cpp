@@ -23,6 +23,7 @@
 
 #include "invariants/smt/encode.h"
 #include "reference/caseio/case.h"
+#include "reference/caseio/regression.h"
 #include "reference/dcp/ownership.h"
 #include "reference/planner/arith.h"
 
@@ -536,16 +537,23 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
       out.disagrees = !agrees;
       out.detail = "model: " + model_text;
       if (agrees && !opts.save_regression_dir.empty()) {
-        // The file is written by the parent for the counterexample it reports (workers race).
-        std::ostringstream f;
-        f << "# bug: found by `chunkproof prove`: " << info(key.invariant).summary << " ("
-          << split_label(key.version, key.invariant, key.split, opts.domain) << ", step " << st.name << ")\x1f"
-          << "# invariant: " << info(key.invariant).tag << "\x1f"
-          << "# expect " << name(key.version) << ": "
-          << (ev.outcome == Outcome::assert_fired ? std::string("assert")
-                                                  : "violation " + std::string(info(key.invariant).tag))
-          << "\x1f" << out.case_line << "\x1f";
-        out.saved_to = f.str();
+        // The record travels to the parent (workers race); the CLI writes it after printing.
+        CaseRecord rec;
+        rec.header = {
+            {"bug", "found by `chunkproof prove`: " + std::string(info(key.invariant).summary) + " (" +
+                        split_label(key.version, key.invariant, key.split, opts.domain) + ", step " + st.name + ")"},
+            {"invariant", std::string(info(key.invariant).tag)}};
+        rec.expects.push_back(
+            {key.version,
+             ev.outcome == Outcome::assert_fired ? ExpectedOutcome::assert_fired
+             : ev.outcome == Outcome::crashed    ? ExpectedOutcome::crashed
+                                                 : ExpectedOutcome::violation,
+             {}});
+        if (rec.expects.back().outcome == ExpectedOutcome::violation)
+          rec.expects.back().invariants.emplace_back(info(key.invariant).tag);
+        rec.line = out.case_line;
+        out.saved_to = print_case_record(rec);
+        std::replace(out.saved_to.begin(), out.saved_to.end(), '\n', '\x1f');
       }
     } catch (const std::exception& e) {
       out.disagrees = true;
@@ -704,14 +712,10 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
           r.encoding_disagrees = o.disagrees;
           r.detail = label + ": " + o.detail;
           if (!o.saved_to.empty() && !opts.save_regression_dir.empty()) {
-            std::filesystem::create_directories(opts.save_regression_dir);
-            const auto path = std::filesystem::path(opts.save_regression_dir) /
-                              ("smt-" + std::string(name(k.version)) + "-" + std::string(name(k.platform)) + "-" +
-                               std::string(info(k.invariant).tag) + ".case");
-            std::string text = o.saved_to;
-            std::replace(text.begin(), text.end(), '\x1f', '\n');
-            std::ofstream(path) << text;
-            r.saved_to = path.string();
+            r.regression_file = "smt-" + std::string(name(k.version)) + "-" + std::string(name(k.platform)) + "-" +
+                                std::string(info(k.invariant).tag) + ".case";
+            r.regression = o.saved_to;
+            std::replace(r.regression.begin(), r.regression.end(), '\x1f', '\n');
           }
         }
         break;

@@ -56,7 +56,7 @@ struct ProveOptions {
   unsigned seed = 1;
   std::string emit_smt2_dir;                         // write every query as commented SMT-LIB2
   std::string cache_dir;                             // proved queries by content hash; "" = no cache
-  std::string save_regression_dir;                   // write replayed counterexamples as .case files
+  std::string save_regression_dir;                   // non-empty: fill ProveResult::regression
   std::function<void(const std::string&)> progress;  // one line per finished case
 };
 
@@ -78,7 +78,9 @@ struct ProveResult {
   bool encoding_disagrees = false;  // solver model not confirmed by the concrete planner
   std::string detail;               // UNKNOWN: the cases/lemmas that did not finish; n/a: why
   std::vector<std::string> unknown_cases;
-  std::string saved_to;  // regression file written
+  // COUNTEREXAMPLE with save_regression_dir set: the regression file's text and name (the
+  // caller writes it, after printing the result).
+  std::string regression, regression_file;
 };
 
 // Whether (version, invariant) has an SMT encoding; if not, why (for the table).

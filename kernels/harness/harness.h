@@ -1,17 +1,19 @@
-// Entry layer of the GPU backend: what the CLI and the demo call. Plain C++.
+// Entry layer of the GPU backend: what the CLI (tools/chunkproof/stage_gpu.cpp) calls. Plain C++.
 #pragma once
 
 #include <string>
-#include <vector>
 
-#include "tools/chunkproof/cli.h"
-#include "tools/chunkproof/demo.h"
+#include "reference/caseio/case.h"
 
 namespace cp::gpu {
 
-int check_main(cli::Args args);  // chunkproof check --device gpu ...
-int bench_main(cli::Args args);  // chunkproof bench --device gpu ...
-// The demo's "gpu" stage: rows, or one skipped row saying why.
-std::vector<cli::StageRow> demo_rows(const cli::DemoOptions& o);
+struct CheckOutcome {
+  bool agree = true;  // GPU and CPU agree on every element's bits and on the verdict
+  std::string line;   // what was compared and the first disagreement
+};
+// Runs the GPU pipeline on one case and compares, bit for bit, (a) GPU chunked vs unchunked,
+// (b) GPU exact outputs vs the CPU reference, (c) GPU vLLM-style outputs and lse vs the CPU;
+// with `poison_twice` a second run without poisoning must give the same bits.
+CheckOutcome check_one(const Case& c, bool poison_twice);
 
 }  // namespace cp::gpu

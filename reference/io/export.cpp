@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "invariants/catalogue.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
 #include "reference/mla/math/bf16.h"
@@ -93,8 +92,7 @@ const char* gather_key(GatherKind g) {
   return "?";
 }
 
-json build_manifest(const Case& c, const Evaluation& ev, const mla::CheckResult* res) {
-  const Plan& p = ev.plan;
+json build_manifest(const Case& c, const Plan& p, const PlanVerdict& v, const mla::CheckResult* res) {
   const auto s = mla::shape_of(c);
   json m;
   m["schema"] = "chunkproof-export";
@@ -149,12 +147,11 @@ json build_manifest(const Case& c, const Evaluation& ev, const mla::CheckResult*
   for (const auto& a : p.asserts)
     asserts.push_back({{"stage", a.stage}, {"which", a.which}, {"detail", a.detail}, {"chunk", a.chunk}});
   json violated = json::array();
-  for (const auto& r : ev.results)
-    if (r.verdict == Verdict::violated) violated.push_back(std::string(info(r.id).tag));
-  m["verdict"] = {{"outcome", std::string(name(ev.outcome))},
+  for (const auto& tag : v.violated) violated.push_back(tag);
+  m["verdict"] = {{"outcome", v.outcome},
                   {"asserts", asserts},
                   {"invariants_violated", violated},
-                  {"expected", ev.outcome == Outcome::ok ? "exact" : "corrupt"}};
+                  {"expected", v.outcome == "ok" ? "exact" : "corrupt"}};
   if (res != nullptr) {
     m["reference"] = {{"one_line", res->one_line()},
                       {"exact_chunked_identical", res->exact.identical()},
@@ -184,12 +181,11 @@ std::vector<float> token_major(const std::vector<float>& lse, int N, int qn) {
 
 }  // namespace
 
-nlohmann::ordered_json manifest_of(const Case& c, int, ExportSummary*) {
-  const Evaluation ev = evaluate(c);
-  return build_manifest(c, ev, nullptr);
+nlohmann::ordered_json manifest_of(const Case& c, const PlanVerdict& v) {
+  return build_manifest(c, make_plan(c), v, nullptr);
 }
 
-ExportSummary write_export(const Case& c, const std::string& dir, int threads) {
+ExportSummary write_export(const Case& c, const PlanVerdict& verdict, const std::string& dir, int threads) {
   std::filesystem::create_directories(dir);
   ExportSummary sum;
   sum.dir = dir;
@@ -197,12 +193,12 @@ ExportSummary write_export(const Case& c, const std::string& dir, int threads) {
   opts.threads = threads;
   opts.keep_outputs = true;
   const mla::CheckResult res = mla::run_check(c, opts);
-  sum.outcome = std::string(name(res.ev.outcome));
+  sum.outcome = verdict.outcome;
   sum.one_line = res.one_line();
   sum.seconds = res.seconds;
   if (res.assert_fired) {
     sum.asserted = true;
-    json m = build_manifest(c, res.ev, nullptr);
+    json m = build_manifest(c, res.plan, verdict, nullptr);
     m["reference"] = {{"one_line", res.one_line()}, {"exported", false}};
     write_json(dir + "/" + kManifestFile, m);
     return sum;
@@ -214,7 +210,7 @@ ExportSummary write_export(const Case& c, const std::string& dir, int threads) {
   const mla::Inputs in = mla::make_inputs(c);
   const auto& s = in.s;
   const std::int64_t N = s.N, Vd = s.Vd, row = s.row(), T = res.prefill_tokens;
-  const Plan& p = res.ev.plan;
+  const Plan& p = res.plan;
 
   // --- inputs.safetensors
   std::vector<Tensor> ins;
@@ -274,7 +270,7 @@ ExportSummary write_export(const Case& c, const std::string& dir, int threads) {
     ref.push_back(Tensor::of("chunk." + std::to_string(ci) + ".lse", DType::F32, {rows, N}, l));
   }
   write_safetensors(dir + "/" + kReferenceFile, ref, meta);
-  write_json(dir + "/" + kManifestFile, build_manifest(c, res.ev, &res));
+  write_json(dir + "/" + kManifestFile, build_manifest(c, res.plan, verdict, &res));
   return sum;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "reference/caseio/case.h"
 #include "reference/io/safetensors.h"
@@ -34,13 +35,20 @@ struct ExportSummary {
   double seconds = 0;
 };
 
+// The invariant verdict of the case, computed by the caller (the CLI evaluates the catalogue;
+// reference/ does not look up into invariants/).
+struct PlanVerdict {
+  std::string outcome = "ok";               // ok | assert | crash | violation
+  std::vector<std::string> violated;        // invariant tags
+};
+
 // Runs the CPU reference (exact + vLLM-style path, keep_outputs) and writes
 // dir/manifest.json, dir/inputs.safetensors, dir/reference.safetensors. An assert that fires
 // (asserts=on) writes only the manifest, saying so. Throws IoError/CaseError.
-ExportSummary write_export(const Case& c, const std::string& dir, int threads);
+ExportSummary write_export(const Case& c, const PlanVerdict& v, const std::string& dir, int threads);
 
 // The manifest as JSON (for tests: no files).
-nlohmann::ordered_json manifest_of(const Case& c, int threads, ExportSummary* summary = nullptr);
+nlohmann::ordered_json manifest_of(const Case& c, const PlanVerdict& v);
 
 struct Export {
   std::string dir;

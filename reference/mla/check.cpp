@@ -357,8 +357,9 @@ void reference_outputs(const Engine& eng, const Inputs& in, std::vector<Work>& w
 CheckResult run_check(const Case& c, const CheckOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   CheckResult res;
-  res.ev = evaluate(c);
-  const Plan& plan = res.ev.plan;
+  res.c = c;
+  res.plan = make_plan(c);
+  const Plan& plan = res.plan;
   if ((c.asserts && !plan.asserts.empty()) || !plan.built) {
     res.assert_fired = true;
     if (!plan.asserts.empty()) {

@@ -2,7 +2,7 @@
 // pipeline driven by a plan, bit for bit in the chunk-invariant arithmetic (DESIGN §6), and
 // the vLLM-style LSE-merge path against a float64 oracle.
 //
-//   CheckResult r = run_check(c, opts);   // plan + invariants (evaluate), then the paths
+//   CheckResult r = run_check(c, opts);   // the plan (make_plan), then the paths
 //   r.exit_code()                         // 0 identical / within bound, 1 finding, 3 inconclusive
 //
 // Exact path: every output element (prefill token, head, v dim) is
@@ -25,8 +25,9 @@
 #include <utility>
 #include <vector>
 
-#include "invariants/catalogue.h"
+#include "reference/caseio/case.h"
 #include "reference/mla/math/merge_attn_states.h"
+#include "reference/planner/plan.h"
 
 namespace cp::mla {
 
@@ -94,7 +95,8 @@ struct VllmResult {
 };
 
 struct CheckResult {
-  Evaluation ev;              // plan, invariants, outcome
+  Case c;                     // the case as run
+  Plan plan;                  // its plan (invariant verdicts: invariants/, combined by the CLI)
   bool assert_fired = false;  // the version's assert (asserts=on) or no plan could be built
   std::string assert_text;
   ExactResult exact;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/harness/harness.h"
+#include "reference/mla/check.h"
 #include "kernels/runtime.h"
 
 namespace {
@@ -28,8 +29,12 @@ TEST(GpuRuntime, BufferRoundTripAndPoison) {
 // flavours), raw bits, on a few random v6-current cases (DCP, interleave among them).
 TEST(GpuCheck, RandomCasesEveryElementBitIdentical) {
   CP_REQUIRE_GPU();
-  const std::vector<std::string> args{"--device", "gpu", "--random", "8", "--seed", "3", "--quiet"};
-  EXPECT_EQ(cp::gpu::check_main(args), 0);
+  for (std::uint64_t i = 0; i < 8; ++i) {
+    const cp::Case c =
+        cp::mla::random_case(cp::Version::v6_current, i % 2 ? cp::Platform::rocm : cp::Platform::cuda, 3, i);
+    const auto r = cp::gpu::check_one(c, true);
+    EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+  }
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ TEST(Safetensors, RejectsMalformed) {
 TEST(Manifest, ChunkRecordsCarryDerivedSlices) {
   const Case c =
       parse_case("version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=300,0,77 q=3,2,4");
-  const auto m = manifest_of(c, 1);
+  const auto m = manifest_of(c, PlanVerdict{});
   EXPECT_EQ(m["schema_version"], kExportSchemaVersion);
   ASSERT_FALSE(m["chunks"].empty());
   for (const auto& ch : m["chunks"]) {
@@ -94,7 +94,8 @@ TEST(Manifest, ChunkRecordsCarryDerivedSlices) {
   }
   EXPECT_EQ(m["geometry"]["merge_flavour"], "cuda");
   EXPECT_EQ(m["geometry"]["gather"], "cp_gather");
-  const auto old = manifest_of(parse_case("version=v0-early platform=rocm workspace=64 block=16 ctx=100 q=2"), 1);
+  const auto old =
+      manifest_of(parse_case("version=v0-early platform=cuda workspace=64 block=16 ctx=100 q=2"), PlanVerdict{});
   EXPECT_EQ(old["geometry"]["gather"], "page_rounding");
   EXPECT_EQ(m["verdict"]["expected"], "exact");
 }

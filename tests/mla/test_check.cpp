@@ -6,8 +6,9 @@
 #include <filesystem>
 #include <numeric>
 
+#include "invariants/catalogue.h"
+#include "reference/caseio/regression.h"
 #include "reference/mla/check.h"
-#include "regression_file.h"
 
 namespace cp::mla {
 namespace {
@@ -70,7 +71,7 @@ RC_GTEST_PROP(MlaChunkInvariance, TwoWorkspacesGiveIdenticalBits, ()) {
   const CheckResult ra = run_check(a, o), rb = run_check(b, o);
   RC_ASSERT(!ra.assert_fired);
   RC_ASSERT(!rb.assert_fired);
-  RC_TAG(ra.ev.plan.chunks.size() != rb.ev.plan.chunks.size() ? "different chunk counts" : "same chunk count");
+  RC_TAG(ra.plan.chunks.size() != rb.plan.chunks.size() ? "different chunk counts" : "same chunk count");
   RC_ASSERT(ra.chunked_out.size() == rb.chunked_out.size());
   for (std::size_t i = 0; i < ra.chunked_out.size(); ++i)
     if (bits_of(ra.chunked_out[i]) != bits_of(rb.chunked_out[i]))
@@ -141,8 +142,8 @@ TEST(MlaRegressions, CorpusThroughTheNumbers) {
   int replays = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".case") continue;
-    const RegressionFile rf = read_regression_file(entry.path());
-    for (const auto& ex : rf.expectations) {
+    const CaseRecord rf = read_regression_file(entry.path().string());
+    for (const auto& ex : rf.expects) {
       Case c = rf.case_for(ex.version);
       // Narrow shapes keep the corpus (up to 110K context rows per case) fast; a single
       // misrouted row still changes the exact integers.
@@ -151,20 +152,22 @@ TEST(MlaRegressions, CorpusThroughTheNumbers) {
       c.dims.nope_dim = 4;
       c.dims.rope_dim = 4;
       c.dims.v_dim = 4;
-      SCOPED_TRACE(entry.path().filename().string() + ": " + rf.bug + "\n  " + print_case(c));
+      SCOPED_TRACE(entry.path().filename().string() + ": " + rf.header_value("bug") + "\n  " + print_case(c));
       const CheckResult r = run_check(c, {});
       ++replays;
       switch (ex.outcome) {
-        case Outcome::assert_fired:
-        case Outcome::crashed: EXPECT_TRUE(r.assert_fired) << r.one_line(); break;
-        case Outcome::ok:
+        case ExpectedOutcome::assert_fired:
+        case ExpectedOutcome::crashed: EXPECT_TRUE(r.assert_fired) << r.one_line(); break;
+        case ExpectedOutcome::ok:
           EXPECT_EQ(r.exit_code(), 0) << r.one_line();
           EXPECT_TRUE(r.exact.identical()) << r.one_line();
           break;
-        case Outcome::violation: {
+        case ExpectedOutcome::violation: {
           EXPECT_EQ(r.exit_code(), 1) << r.one_line();
           bool routing = false, merge = false;
-          for (auto id : ex.violated) {
+          for (const auto& tag : ex.invariants) {
+            InvariantId id{};
+            ASSERT_TRUE(parse_invariant(tag, id)) << tag;
             routing |= id == InvariantId::I5_page_aligned_starts || id == InvariantId::I6_virtual_block_alignment ||
                        id == InvariantId::I9_reorg_exact;
             merge |= id == InvariantId::I12_merge_preconditions;

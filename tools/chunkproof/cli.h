@@ -1,21 +1,32 @@
-// Shared pieces of the chunkproof CLI: the subcommand table and argument helpers.
+// Shared pieces of the chunkproof CLI: the subcommand table, option parsing (CLI11), the flag
+// vocabulary every command shares, case input, folders and resource limits.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "invariants/catalogue.h"
+#include "reference/caseio/regression.h"
+#include "tools/chunkproof/json.h"
+
 namespace cp::cli {
 
-// Exit codes, everywhere (DESIGN §8).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFinding = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitInconclusive = 3;
+// Exit codes, everywhere (DESIGN §8, README).
+inline constexpr int kExitOk = 0;            // checked and holds
+inline constexpr int kExitFinding = 1;       // a finding
+inline constexpr int kExitUsage = 2;         // bad input or usage
+inline constexpr int kExitInconclusive = 3;  // inconclusive (unknown, budget spent, interrupted)
+inline constexpr int kExitCannotRun = 4;     // this machine cannot run it (no GPU, fuzzer build, solver)
+
+// The worst of two exit codes: usage/cannot-run errors first, then a finding, inconclusive, ok.
+int worst(int a, int b);
 
 using Args = std::span<const std::string>;
 
@@ -33,37 +44,101 @@ struct RegisterCommand {
   }
 };
 
-// Usage error: printed with a pointer to --help, exit 2.
+// Bad input or usage: printed with a pointer to --help, exit 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-// Tiny option parser: --flag, --key value, --key=value. Unknown options are usage errors.
-class Options {
- public:
-  Options(Args args, std::vector<std::string> flags, std::vector<std::string> valued);
-  bool has(std::string_view flag) const;
-  std::optional<std::string> get(std::string_view key) const;
-  std::string get_or(std::string_view key, std::string def) const;
-  long long get_int(std::string_view key, long long def, long long lo, long long hi) const;
-  const std::vector<std::string>& positional() const { return positional_; }
-
- private:
-  std::vector<std::pair<std::string, std::string>> values_;
-  std::vector<std::string> flags_set_;
-  std::vector<std::string> positional_;
+// This machine cannot run the request (no GPU, no fuzzer build, no solver): exit 4.
+struct CannotRun : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
-bool wants_help(Args args);
+// A subcommand's parser: `CLI::App app{description, "chunkproof <command>"}; configure(app,
+// footer);`. CLI11 rejects unknown options, a single-valued option given twice and positional
+// arguments nobody declared; -h/--help prints the generated help with `footer` below it.
+void configure(CLI::App& app, std::string footer = {});
+// Parses `args`. Returns false when help was printed (the command returns kExitOk); throws
+// UsageError on any parse error.
+bool parse(CLI::App& app, Args args);
 
-// GPU entry points. The GPU backend (kernels/, when built) installs them from its own
-// registration file; `check --device gpu` and `bench --device gpu` forward the whole
-// argument list to them. Empty when no GPU backend was built.
+// ---- the flag vocabulary -------------------------------------------------------------------
+// Options that take versions / platforms / invariants take comma lists, may be repeated, accept
+// `all` (platforms: `both` too); duplicates are removed in first-seen order; an empty selection
+// is a usage error naming the option.
+std::vector<Version> parse_versions(const std::vector<std::string>& words, std::string_view option);
+std::vector<Platform> parse_platforms(const std::vector<std::string>& words, std::string_view option);
+std::vector<InvariantId> parse_invariants(const std::vector<std::string>& words, std::string_view option);
+// A repeatable option with one value per occurrence (`--case A --case B`): every value kept,
+// in order; a stray word after it is an error, not a second value.
+CLI::Option* add_list(CLI::App& app, const std::string& name, std::vector<std::string>& values, std::string what);
+// "--jobs,--threads" (the alias kept), a positive count.
+CLI::Option* add_jobs(CLI::App& app, int& jobs, std::string what);
+// --progress (a live line on stderr even when stderr is not a terminal); without it progress is
+// shown only on a terminal.
+bool show_progress(bool forced);
+
+// ---- cases ---------------------------------------------------------------------------------
+struct CaseArgs {
+  std::vector<std::string> cases;  // --case, repeatable
+  std::string cases_file;          // --cases FILE|-
+};
+void add_case_options(CLI::App& app, CaseArgs& a);
+// One input: the line, where it came from ("--case 2", "file.case:7"), its `# expect` lines.
+struct CaseInput {
+  std::string line;
+  std::string origin;
+  std::vector<Expectation> expects;
+};
+// Every case of --case and --cases, in order. Throws UsageError when none was given
+// (`required`) or a file cannot be read; CaseError for a malformed expect line.
+std::vector<CaseInput> collect_cases(const CaseArgs& a, bool required = true);
+// One run of a case: the parsed case (version substituted for an expectation) and what it
+// must give, if its input had `# expect` lines (one job per expect line).
+struct CaseJob {
+  Case c;
+  std::string origin;
+  std::optional<Expectation> expect;
+};
+// Parses every input up front (bad input exits 2 before any work), naming the origin of a bad
+// line when there are several.
+std::vector<CaseJob> parse_jobs(const std::vector<CaseInput>& inputs);
+// Records of case files (`chunkproof replay`); "-" is stdin.
+std::vector<CaseRecord> read_case_file(const std::string& path);
+
+// ---- folders -------------------------------------------------------------------------------
+// $XDG_CACHE_HOME/chunkproof/<sub>, else ~/.cache/chunkproof/<sub>; "" (and *warning set)
+// when neither can be created and written.
+std::string default_cache_dir(std::string_view sub, std::string* warning);
+// Creates `dir` and checks that a file can be written in it; UsageError naming `option` if not.
+void require_writable_dir(const std::string& dir, std::string_view option);
+// Whether `dir` can be created and written (no exception).
+bool writable_dir(const std::string& dir);
+
+// ---- resources -----------------------------------------------------------------------------
+// --max-memory BYTES (suffixes K, M, G accepted); default a quarter of physical memory.
+CLI::Option* add_max_memory(CLI::App& app, std::uint64_t& bytes);
+// Estimated peak bytes of running a case: the plan and token-level simulation, plus the
+// numerics when `numerics`. Over `limit`: UsageError naming the keys that make it large.
+void check_memory(const Case& c, bool numerics, std::uint64_t limit);
+
+// ---- GPU -----------------------------------------------------------------------------------
+// The GPU backend's entry points, installed by tools/chunkproof/stage_gpu.cpp when the build has
+// one; empty otherwise (`--device gpu` then exits 4).
+struct GpuCheckOptions {
+  std::vector<Case> cases;
+  bool quiet = false;
+  bool json = false;
+  int ranks = 0;              // > 0: DCP over this many GPUs (kernels/multi), one process per GPU
+  double rank_timeout = 60;   // seconds a collective / a rank may stay silent
+  long long random = 0;       // --random N with --ranks draws cases with dcp = ranks
+  std::uint64_t seed = 1;
+};
 struct GpuHooks {
-  std::function<int(Args)> check;
+  std::function<int(const GpuCheckOptions&)> check;
   std::function<int(Args)> bench;
+  std::string backend;  // "CUDA" / "HIP", or "" without a backend
 };
 GpuHooks& gpu_hooks();
-
+[[noreturn]] void no_gpu_backend(std::string_view command);
 
 }  // namespace cp::cli

@@ -4,24 +4,21 @@
 
 #include "invariants/catalogue.h"
 #include "tools/chunkproof/cli.h"
-#include "tools/chunkproof/json.h"
 
 namespace cp::cli {
 namespace {
 
 int versions(Args args) {
-  if (wants_help(args)) {
-    std::cout << "usage: chunkproof versions [--json]\n\nLists the planner versions that `version=` accepts.\n";
-    return kExitOk;
-  }
-  Options o(args, {"--json"}, {});
-  if (o.has("--json")) {
-    Json j(std::cout);
-    j.begin_array();
+  CLI::App app{"Lists the planner versions that `version=` accepts.", "chunkproof versions"};
+  configure(app, "JSON (--json): one chunkproof.versions/1 object (docs/json.md).\nexit: 0\n");
+  bool json = false;
+  app.add_flag("--json", json, "machine-readable output");
+  if (!parse(app, args)) return kExitOk;
+  if (json) {
+    Json j{{"schema", "chunkproof.versions/1"}, {"versions", Json::array()}};
     for (const auto& v : all_versions())
-      j.begin_object().field("name", v.name).field("summary", v.summary).field("source", v.source).end_object();
-    j.end_array();
-    std::cout << "\n";
+      j["versions"].push_back(Json{{"name", v.name}, {"summary", v.summary}, {"source", v.source}});
+    print_json(std::cout, j);
     return kExitOk;
   }
   for (const auto& v : all_versions())
@@ -30,18 +27,16 @@ int versions(Args args) {
 }
 
 int invariants(Args args) {
-  if (wants_help(args)) {
-    std::cout << "usage: chunkproof invariants [--json]\n\nLists the invariant catalogue (DESIGN §5, spec §6).\n";
-    return kExitOk;
-  }
-  Options o(args, {"--json"}, {});
-  if (o.has("--json")) {
-    Json j(std::cout);
-    j.begin_array();
+  CLI::App app{"Lists the invariant catalogue (DESIGN §5, spec §6).", "chunkproof invariants"};
+  configure(app, "JSON (--json): one chunkproof.invariants/1 object (docs/json.md).\nexit: 0\n");
+  bool json = false;
+  app.add_flag("--json", json, "machine-readable output");
+  if (!parse(app, args)) return kExitOk;
+  if (json) {
+    Json j{{"schema", "chunkproof.invariants/1"}, {"invariants", Json::array()}};
     for (const auto& i : all_invariants())
-      j.begin_object().field("id", i.tag).field("name", i.name).field("summary", i.summary).end_object();
-    j.end_array();
-    std::cout << "\n";
+      j["invariants"].push_back(Json{{"id", i.tag}, {"name", i.name}, {"summary", i.summary}});
+    print_json(std::cout, j);
     return kExitOk;
   }
   for (const auto& i : all_invariants())

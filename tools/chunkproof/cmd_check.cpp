@@ -1,7 +1,10 @@
 // chunkproof check: the chunked MLA pipeline of a plan against the unchunked reference, bit for
 // bit (exact path), and the vLLM-style LSE-merge path against a float64 oracle (reference/mla).
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -10,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "invariants/expect.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
 #include "tools/chunkproof/cli.h"
@@ -19,17 +23,15 @@
 namespace cp::cli {
 namespace {
 
-constexpr const char* kHelp =
-    R"(usage: chunkproof check --case '<case line>' [--path exact|vllm|both] [--json] [--threads T]
-       chunkproof check --random N --version V [--platform P] [--seed S] [--path ...] [--threads T]
-       chunkproof check --device gpu ...   (forwarded to the GPU backend when one is built)
+constexpr const char* kDescription =
+    R"(Runs the MLA chunked-context prefill of each case on the CPU (or the GPU, --device gpu),
+following the version's plan literally: per chunk, each DCP rank gathers its local rows from its
+shard of a paged bf16 latent cache (random permuted block tables), all-gather, reorg,
+up-projection (W_UK, W_UV), attention, then the merge with the causal new-token suffix. Inputs
+come from the case's seed.)";
 
-Runs the MLA chunked-context prefill of a case on the CPU, following the version's plan
-literally: per chunk, each DCP rank gathers its local rows from its shard of a paged bf16
-latent cache (random permuted block tables), all-gather, reorg, up-projection (W_UK, W_UV),
-attention, then the merge with the causal new-token suffix. Inputs come from the case's seed.
-
-exact path  chunk-invariant arithmetic (docs/numerics.md): global row max, exp on basic IEEE
+constexpr const char* kFooter =
+    R"(exact path  chunk-invariant arithmetic (docs/numerics.md): global row max, exp on basic IEEE
             operations, numerator and denominator summed exactly as fixed-point integers, one
             normalization. The chunked output must equal the unchunked reference BIT FOR BIT.
             On a difference: the first differing (token, head, dim), how many differ, and from
@@ -40,23 +42,22 @@ vllm path   per chunk an fp32 softmax -> (out, lse), merged with merge_attn_stat
             max abs / rel error, bf16 ULPs, NaN/inf. The verdict uses the flavour the case's
             platform dispatches to (cuda: CUDA kernel; rocm: Triton).
 
-  --case LINE     the case (see `chunkproof plan --help` for keys; numerics keys: dims, heads,
-                  kv_lora_rank, rope_dim, nope_dim, v_dim, seed)
-  --path P        exact | vllm | both (default both)
-  --json          machine-readable output
-  --threads T     worker threads (default 1): heads of one case, or cases of --random
-  --random N      N random small cases of --version (dcp 1..8, interleave > 1 included);
-                  stops at the first failing case and prints its line
-  --version V     planner version for --random (see `chunkproof versions`)
-  --platform P    cuda | rocm for --random (default cuda)
-  --seed S        seed of the random cases (default 1)
-  --device D      cpu (default) | gpu
+Cases: --case (repeatable), --cases FILE|- (a case with '# expect' lines must meet them; an
+expected ok must also check clean), or --random N: N random small cases (dcp 1..8, interleave
+> 1 included) cycling over --version x --platform, stopping at the first failing case. Numerics
+keys of a case: dims, heads, kv_lora_rank, rope_dim, nope_dim, v_dim, seed (see `chunkproof plan
+--help`). If the version's own assert fires (asserts=on, the default) check reports it like
+`plan` does; append asserts=off to the case line to see what the plan does to the numbers.
+--device gpu runs the same cases on the GPU backend and compares every element with the CPU.
 
-If the version's own assert fires (asserts=on, the default) check reports it like `plan` does;
-append asserts=off to the case line to see what the plan does to the numbers.
+Progress (--random) goes to stderr on a terminal or with --progress; Ctrl-C prints a summary of
+the cases checked so far. JSON (--json): chunkproof.check/1 per case (JSON lines), or one
+chunkproof.check-random/1 object (docs/json.md).
 
 exit: 0 bits identical (and the vLLM path within its bound), 1 a finding (assert, bits differ,
-NaN or out of bound), 2 bad input, 3 inconclusive (exact accumulator overflow).
+NaN or out of bound), 2 bad input, 3 inconclusive (exact accumulator overflow; --random
+interrupted or out of --max-time before N cases), 4 --device gpu without a GPU. The worst case
+decides.
 )";
 
 std::string hex32(std::uint32_t b) {
@@ -78,10 +79,11 @@ std::string where(const mla::ElementAt& e) {
 
 const char* flavour_name(mla::MergeFlavour f) { return f == mla::MergeFlavour::triton ? "triton" : "cuda"; }
 
-void print_text(std::ostream& os, const mla::CheckResult& r) {
-  const Case& c = r.ev.c;
+// The CLI combines the two verdicts: the plan's invariants (ev) and the numerics (r).
+void print_text(std::ostream& os, const mla::CheckResult& r, const Evaluation& ev) {
+  const Case& c = r.c;
   os << "case: " << print_case(c) << "\n";
-  os << "plan: " << one_line_verdict(r.ev) << " (" << r.ev.plan.chunks.size() << " chunk(s), S=" << r.ev.plan.workspace
+  os << "plan: " << one_line_verdict(ev) << " (" << r.plan.chunks.size() << " chunk(s), S=" << r.plan.workspace
      << ")\n";
   if (r.assert_fired) {
     os << "check: the version's assert fires, the step dies before attention: " << r.assert_text << "\n";
@@ -144,119 +146,179 @@ void print_text(std::ostream& os, const mla::CheckResult& r) {
   os << "verdict: " << r.one_line() << "\n";
 }
 
-void json_element(Json& j, std::string_view key, const std::optional<mla::ElementAt>& e) {
-  j.key(key);
-  if (!e) {
-    j.null();
-    return;
-  }
-  j.begin_object()
-      .field("token", e->token)
-      .field("request", e->request)
-      .field("token_in_request", e->token_in_request)
-      .field("head", e->head)
-      .field("dim", e->dim)
-      .end_object();
+Json element_json(const std::optional<mla::ElementAt>& e) {
+  if (!e) return nullptr;
+  return Json{{"token", e->token},
+              {"request", e->request},
+              {"token_in_request", e->token_in_request},
+              {"head", e->head},
+              {"dim", e->dim}};
 }
 
-void json_ranges(Json& j, std::string_view key, const std::vector<std::pair<std::int64_t, std::int64_t>>& r) {
-  j.key(key).begin_array();
-  for (const auto& [lo, hi] : r) j.begin_array().value(lo).value(hi).end_array();
-  j.end_array();
+Json ranges_json(const std::vector<std::pair<std::int64_t, std::int64_t>>& r) {
+  Json j = Json::array();
+  for (const auto& [lo, hi] : r) j.push_back(Json::array({lo, hi}));
+  return j;
 }
 
-void print_json(std::ostream& os, const mla::CheckResult& r) {
-  Json j(os);
-  j.begin_object();
-  j.field("case", print_case(r.ev.c));
-  j.field("outcome", std::string_view(name(r.ev.outcome)));
-  j.field("exit_code", r.exit_code());
-  j.field("verdict", r.one_line());
-  j.field("assert_fired", r.assert_fired);
-  if (r.assert_fired) j.field("assert", r.assert_text);
-  j.field("chunks", static_cast<std::int64_t>(r.ev.plan.chunks.size()));
-  j.field("prefill_tokens", r.prefill_tokens);
-  j.field("context_rows", r.context_rows);
-  j.field("attended_rows", r.attended_rows);
-  j.field("seconds", r.seconds);
+Json check_json(const mla::CheckResult& r, const Evaluation& ev) {
+  Json j{{"schema", "chunkproof.check/1"},       {"case", print_case(r.c)},    {"outcome", name(ev.outcome)},
+         {"plan_verdict", one_line_verdict(ev)}, {"exit_code", r.exit_code()}, {"verdict", r.one_line()},
+         {"assert_fired", r.assert_fired}};
+  if (r.assert_fired) j["assert"] = r.assert_text;
+  j["chunks"] = r.plan.chunks.size();
+  j["prefill_tokens"] = r.prefill_tokens;
+  j["context_rows"] = r.context_rows;
+  j["attended_rows"] = r.attended_rows;
+  j["seconds"] = r.seconds;
   if (r.exact.ran) {
     const auto& ex = r.exact;
-    j.key("exact").begin_object();
-    j.field("identical", ex.identical());
-    j.field("elements", ex.elements);
-    j.field("differing", ex.differing);
-    j.field("overflow", ex.overflow);
-    json_element(j, "first", ex.first);
-    if (ex.first) j.field("reference_bits", hex32(ex.ref_bits)).field("chunked_bits", hex32(ex.got_bits));
-    j.key("routing").begin_array();
-    for (const auto& rt : ex.routing) {
-      j.begin_object().field("request", rt.request).field("ctx", rt.ctx).field("rows", rt.rows);
-      j.field("n_missing", rt.n_missing).field("n_twice", rt.n_twice);
-      json_ranges(j, "missing", rt.missing);
-      json_ranges(j, "twice", rt.twice);
-      j.field("foreign_context", rt.foreign_context).field("new_token_rows", rt.new_token_rows);
-      j.field("stale_rows", rt.stale_rows);
-      j.key("from_requests").begin_array();
-      for (int q : rt.from_requests) j.value(q);
-      j.end_array().end_object();
+    Json e{{"identical", ex.identical()},
+           {"elements", ex.elements},
+           {"differing", ex.differing},
+           {"overflow", ex.overflow},
+           {"first", element_json(ex.first)}};
+    if (ex.first) {
+      e["reference_bits"] = hex32(ex.ref_bits);
+      e["chunked_bits"] = hex32(ex.got_bits);
     }
-    j.end_array().end_object();
+    e["routing"] = Json::array();
+    for (const auto& rt : ex.routing)
+      e["routing"].push_back(Json{{"request", rt.request},
+                                  {"ctx", rt.ctx},
+                                  {"rows", rt.rows},
+                                  {"n_missing", rt.n_missing},
+                                  {"n_twice", rt.n_twice},
+                                  {"missing", ranges_json(rt.missing)},
+                                  {"twice", ranges_json(rt.twice)},
+                                  {"foreign_context", rt.foreign_context},
+                                  {"new_token_rows", rt.new_token_rows},
+                                  {"stale_rows", rt.stale_rows},
+                                  {"from_requests", rt.from_requests}});
+    j["exact"] = std::move(e);
   }
   if (r.vllm.ran) {
     const auto& v = r.vllm;
-    j.key("vllm").begin_object();
-    j.field("production", flavour_name(v.production));
-    j.field("bound_abs", v.bound_abs).field("bound_rel", v.bound_rel).field("ok", v.ok());
-    for (const auto& f : v.flavours) {
-      j.key(flavour_name(f.flavour)).begin_object();
-      j.field("max_abs", f.max_abs).field("max_rel", f.max_rel).field("max_ulp", f.max_ulp);
-      j.field("nan", f.nan).field("inf", f.inf).field("within_bound", f.within_bound);
-      json_element(j, "first_nan", f.first_nan);
-      json_element(j, "worst", f.worst);
-      j.end_object();
-    }
-    j.end_object();
+    Json vj{{"production", flavour_name(v.production)},
+            {"bound_abs", v.bound_abs},
+            {"bound_rel", v.bound_rel},
+            {"ok", v.ok()}};
+    for (const auto& f : v.flavours)
+      vj[flavour_name(f.flavour)] = Json{{"max_abs", f.max_abs},
+                                         {"max_rel", f.max_rel},
+                                         {"max_ulp", f.max_ulp},
+                                         {"nan", f.nan},
+                                         {"inf", f.inf},
+                                         {"within_bound", f.within_bound},
+                                         {"first_nan", element_json(f.first_nan)},
+                                         {"worst", element_json(f.worst)}};
+    j["vllm"] = std::move(vj);
   }
-  j.end_object();
-  os << "\n";
+  return j;
 }
 
-mla::CheckOptions path_options(const Options& o) {
+// The worst-verdict exit code of one case, with its expectation if it has one: the plan must
+// meet it, and an expected ok must also check clean.
+int case_exit(const mla::CheckResult& r, const Evaluation& ev, const std::optional<Expectation>& expect) {
+  if (!expect) return r.exit_code();
+  if (!meets(ev, *expect)) return kExitFinding;
+  return expect->outcome == ExpectedOutcome::ok ? r.exit_code() : kExitOk;
+}
+
+volatile std::sig_atomic_t g_interrupted = 0;
+extern "C" void on_interrupt(int) { g_interrupted = 1; }
+
+// SIGINT/SIGTERM set g_interrupted while a --random run is in flight (restored after).
+struct InterruptGuard {
+  struct sigaction old_int {
+  }, old_term{};
+  InterruptGuard() {
+    g_interrupted = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int);
+    ::sigaction(SIGTERM, &sa, &old_term);
+  }
+  ~InterruptGuard() {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+  }
+};
+
+struct CheckArgs {
+  CaseArgs cases;
+  std::string path = "both";
+  bool json = false, progress = false, quiet = false;
+  int jobs = 1;
+  long long random = 0;
+  std::vector<std::string> versions, platforms;
+  std::uint64_t seed = 1;
+  int ranks = 0;
+  double rank_timeout = 60;
+  double max_time = 0;
+  std::string device = "cpu";
+  std::uint64_t max_memory = 0;
+};
+
+mla::CheckOptions path_options(const CheckArgs& a) {
   mla::CheckOptions opts;
-  const std::string path = o.get_or("--path", "both");
-  if (path == "exact")
+  if (a.path == "exact")
     opts.vllm = false;
-  else if (path == "vllm")
+  else if (a.path == "vllm")
     opts.exact = false;
-  else if (path != "both")
-    throw UsageError("--path expects exact, vllm or both, got '" + path + "'");
-  opts.threads = static_cast<int>(o.get_int("--threads", 1, 1, 256));
+  opts.threads = a.jobs;
   return opts;
 }
 
-int run_random(const Options& o, mla::CheckOptions opts) {
-  const auto n = o.get_int("--random", 0, 1, 100000000);
-  const auto vs = o.get("--version");
-  if (!vs) throw UsageError("--random needs --version");
-  const auto v = parse_version(*vs);
-  if (!v) throw UsageError("unknown version '" + *vs + "' (see chunkproof versions)");
-  const auto ps = o.get_or("--platform", "cuda");
-  const auto p = parse_platform(ps);
-  if (!p) throw UsageError("--platform expects cuda or rocm, got '" + ps + "'");
-  const auto seed = static_cast<std::uint64_t>(o.get_int("--seed", 1, 0, std::numeric_limits<long long>::max()));
-  const int threads = opts.threads;
+// The random cases: case i runs combination i mod (versions x platforms), index i.
+struct RandomPlan {
+  std::vector<std::pair<Version, Platform>> combos;
+  Case at(std::uint64_t seed, long long i) const {
+    const auto& [v, p] = combos[static_cast<std::size_t>(i) % combos.size()];
+    return mla::random_case(v, p, seed, static_cast<std::uint64_t>(i));
+  }
+  std::string label() const {
+    std::string s;
+    for (const auto& [v, p] : combos) s += (s.empty() ? "" : ",") + std::string(name(v)) + "/" + std::string(name(p));
+    return s;
+  }
+};
+
+RandomPlan random_plan(const CheckArgs& a) {
+  RandomPlan rp;
+  for (Version v :
+       parse_versions(a.versions.empty() ? std::vector<std::string>{"v6-current"} : a.versions, "--version"))
+    for (Platform p :
+         parse_platforms(a.platforms.empty() ? std::vector<std::string>{"both"} : a.platforms, "--platform"))
+      rp.combos.emplace_back(v, p);
+  return rp;
+}
+
+int run_random(const CheckArgs& a, mla::CheckOptions opts) {
+  const long long n = a.random;
+  const RandomPlan rp = random_plan(a);
+  const int threads = a.jobs;
   opts.threads = 1;  // parallel over cases
+  const bool progress = show_progress(a.progress);
+  InterruptGuard guard;
 
   std::atomic<long long> next{0}, done{0}, first_fail{n};
+  std::atomic<bool> out_of_time{false};
   std::mutex mu;
   std::optional<mla::CheckResult> fail;
   const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   auto worker = [&] {
     for (;;) {
+      if (g_interrupted) return;
+      if (a.max_time > 0 && elapsed() > a.max_time) {
+        out_of_time = true;
+        return;
+      }
       const long long i = next++;
       if (i >= first_fail.load()) return;
-      const Case c = mla::random_case(*v, *p, seed, static_cast<std::uint64_t>(i));
-      auto r = mla::run_check(c, opts);
+      auto r = mla::run_check(rp.at(a.seed, i), opts);
       ++done;
       if (r.exit_code() != 0) {
         std::lock_guard<std::mutex> lk(mu);
@@ -269,65 +331,147 @@ int run_random(const Options& o, mla::CheckOptions opts) {
   };
   std::vector<std::thread> pool;
   for (int k = 1; k < threads; ++k) pool.emplace_back(worker);
-  std::thread progress([&] {
-    if (n < 200) return;
-    while (done.load() < n && first_fail.load() == n) {
+  std::atomic<bool> finished{false};
+  std::thread ticker([&] {
+    if (!progress) return;
+    const bool tty = ::isatty(STDERR_FILENO);
+    while (!finished.load()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      std::cerr << "\rcheck --random: " << done.load() << "/" << n << " cases" << std::flush;
+      if (finished.load()) break;
+      std::cerr << (tty ? "\r" : "") << "check --random: " << done.load() << "/" << n << " cases" << (tty ? "" : "\n")
+                << std::flush;
     }
-    std::cerr << "\n";
+    if (tty) std::cerr << "\n";
   });
   worker();
   for (auto& th : pool) th.join();
-  // Let the progress line finish (it exits when done or a failure is recorded).
-  if (first_fail.load() == n) done = n;
-  progress.join();
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  finished = true;
+  ticker.join();
+  const double secs = elapsed();
+  const bool interrupted = g_interrupted != 0;
+  const long long checked = done.load();
+
+  int rc = kExitOk;
+  if (fail)
+    rc = fail->exit_code();
+  else if (interrupted || out_of_time || checked < n)
+    rc = kExitInconclusive;
+  std::optional<Evaluation> ev;
+  if (fail) ev = evaluate(fail->c);
+  if (a.json) {
+    Json j{{"schema", "chunkproof.check-random/1"},
+           {"cases", n},
+           {"checked", checked},
+           {"combinations", rp.label()},
+           {"seed", a.seed},
+           {"interrupted", interrupted},
+           {"out_of_time", out_of_time.load()},
+           {"seconds", secs},
+           {"exit_code", rc},
+           {"failing_index", fail ? Json(first_fail.load()) : Json(nullptr)},
+           {"failure", fail ? check_json(*fail, *ev) : Json(nullptr)}};
+    print_json(std::cout, j);
+    return rc;
+  }
   if (fail) {
     std::cout << "case " << first_fail.load() << " of " << n << " fails:\n";
-    print_text(std::cout, *fail);
-    std::cout << "\nreplay: chunkproof check --case '" << print_case(fail->ev.c) << "'\n";
-    return fail->exit_code();
+    print_text(std::cout, *fail, *ev);
+    std::cout << "\nreplay: chunkproof check --case '" << print_case(fail->c) << "'\n";
+    return rc;
   }
-  std::cout << n << " random " << *vs << "/" << ps << " cases (seed " << seed
+  if (rc == kExitInconclusive) {
+    std::cout << (interrupted ? "interrupted" : "out of --max-time") << " after " << checked << " of " << n
+              << " random " << rp.label() << " cases (seed " << a.seed << ", " << std::fixed << std::setprecision(2)
+              << secs << " s): no finding in the cases checked; the rest is unchecked\n";
+    return rc;
+  }
+  std::cout << n << " random " << rp.label() << " cases (seed " << a.seed
             << "): chunked == unchunked bit for bit, vLLM path within its bound (" << std::fixed << std::setprecision(2)
             << secs << " s)\n";
   return kExitOk;
 }
 
+std::vector<Case> gpu_cases(const CheckArgs& a) {
+  std::vector<Case> out;
+  for (const auto& j : parse_jobs(collect_cases(a.cases, a.random == 0))) out.push_back(j.c);
+  if (a.random > 0) {
+    const RandomPlan rp = random_plan(a);
+    for (long long i = 0; i < a.random; ++i) out.push_back(rp.at(a.seed, i));
+  }
+  return out;
+}
+
 int run(Args args) {
-  // The GPU backend takes the whole argument list, whatever else it holds.
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool gpu =
-        args[i] == "--device=gpu" || (args[i] == "--device" && i + 1 < args.size() && args[i + 1] == "gpu");
-    if (!gpu) continue;
-    if (gpu_hooks().check) return gpu_hooks().check(args);
-    std::cerr << "chunkproof check: no GPU backend in this build (configure with a CUDA or HIP compiler; "
-                 "see kernels/CMakeLists.txt)\n";
-    return kExitUsage;
+  CLI::App app{kDescription, "chunkproof check"};
+  configure(app, kFooter);
+  CheckArgs a;
+  add_case_options(app, a.cases);
+  app.add_option("--path", a.path, "exact | vllm | both")
+      ->check(CLI::IsMember({"exact", "vllm", "both"}))
+      ->capture_default_str();
+  app.add_flag("--json", a.json, "machine-readable output");
+  add_jobs(app, a.jobs, "worker threads: heads of one case, or cases of --random");
+  app.add_option("--random", a.random, "N random small cases")->check(CLI::Range(1LL, 100000000LL));
+  add_list(app, "--version", a.versions, "versions for --random: comma list or all (default v6-current)");
+  add_list(app, "--platform", a.platforms, "platforms for --random: cuda, rocm, both (default both)");
+  app.add_option("--seed", a.seed, "seed of the random cases")->capture_default_str();
+  app.add_option("--max-time", a.max_time, "--random: stop after this many seconds (exit 3 if cases remain)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--progress", a.progress, "--random: progress on stderr even when it is not a terminal");
+  app.add_option("--device", a.device, "cpu | gpu")->check(CLI::IsMember({"cpu", "gpu"}))->capture_default_str();
+  app.add_flag("--quiet", a.quiet, "--device gpu: print only disagreeing cases");
+  app.add_option("--ranks", a.ranks, "--device gpu: DCP over N GPUs, one process per GPU, NCCL/RCCL all-gather")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--rank-timeout", a.rank_timeout, "--ranks: seconds before a silent rank ends the run")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+  add_max_memory(app, a.max_memory);
+  if (!parse(app, args)) return kExitOk;
+  if (a.random == 0 && (!a.versions.empty() || !a.platforms.empty()))
+    throw UsageError("--version and --platform select random cases: give --random N (a case line names its own)");
+  if (a.random > 0 && (!a.cases.cases.empty() || !a.cases.cases_file.empty()) && a.device == "cpu")
+    throw UsageError("give either --case/--cases or --random, not both");
+
+  if (a.ranks > 0 && a.device != "gpu") throw UsageError("--ranks needs --device gpu");
+  if (a.device == "gpu") {
+    if (!gpu_hooks().check) no_gpu_backend("check");
+    GpuCheckOptions g;
+    g.cases = gpu_cases(a);
+    for (const auto& c : g.cases) check_memory(c, true, a.max_memory);
+    g.quiet = a.quiet;
+    g.json = a.json;
+    g.ranks = a.ranks;
+    g.rank_timeout = a.rank_timeout;
+    g.random = a.random;
+    g.seed = a.seed;
+    return gpu_hooks().check(g);
   }
-  if (wants_help(args)) {
-    std::cout << kHelp;
-    return kExitOk;
+  const mla::CheckOptions opts = path_options(a);
+  if (a.random > 0) return run_random(a, opts);
+  const auto jobs = parse_jobs(collect_cases(a.cases));
+  for (const auto& j : jobs) check_memory(j.c, true, a.max_memory);
+  int rc = kExitOk;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& job = jobs[i];
+    const auto r = mla::run_check(job.c, opts);
+    const Evaluation ev = evaluate(job.c);
+    const int code = case_exit(r, ev, job.expect);
+    rc = worst(rc, code);
+    if (a.json) {
+      Json j = check_json(r, ev);
+      if (jobs.size() > 1) j["origin"] = job.origin;
+      if (job.expect) j["expect"] = Json{{"expected", verdict_text(*job.expect)}, {"met", code == kExitOk}};
+      print_json(std::cout, j);
+      continue;
+    }
+    if (jobs.size() > 1) std::cout << (i ? "\n" : "") << "== " << job.origin << "\n";
+    print_text(std::cout, r, ev);
+    if (job.expect)
+      std::cout << "expect: " << verdict_text(*job.expect) << ": " << (code == kExitOk ? "met" : "NOT MET") << "\n";
   }
-  Options o(args, {"--json"},
-            {"--case", "--path", "--threads", "--random", "--version", "--platform", "--seed", "--device"});
-  const auto dev = o.get_or("--device", "cpu");
-  if (dev != "cpu") throw UsageError("--device expects cpu or gpu, got '" + dev + "'");
-  const mla::CheckOptions opts = path_options(o);
-  if (o.get("--random")) {
-    if (o.get("--case")) throw UsageError("give either --case or --random, not both");
-    return run_random(o, opts);
-  }
-  auto line = o.get("--case");
-  if (!line && !o.positional().empty()) line = o.positional().front();
-  if (!line) throw UsageError("missing --case '<case line>' (or --random N --version V)");
-  const auto r = mla::run_check(parse_case(*line), opts);
-  if (o.has("--json"))
-    print_json(std::cout, r);
-  else
-    print_text(std::cout, r);
-  return r.exit_code();
+  if (jobs.size() > 1 && !a.json)
+    std::cout << "\n" << jobs.size() << " case(s); exit " << rc << " (the worst verdict)\n";
+  return rc;
 }
 
 const RegisterCommand reg{"check", "CPU numerics: chunked == unchunked bit for bit; vLLM merge path vs float64", run};

@@ -104,16 +104,21 @@ void write_file(const std::string& path, const std::string& s) {
 }  // namespace
 
 int compare_main(Args args) {
-  if (wants_help(args)) {
-    std::cout << kCompareHelp;
-    return kExitOk;
-  }
-  Options o(args, {}, {"--out", "--bound-rel", "--bound-lse"});
-  if (o.positional().size() < 2) throw UsageError("need EXPORT and at least one RESULT directory");
+  CLI::App app{kCompareHelp, "chunkproof compare"};
+  configure(app);
+  std::vector<std::string> dirs;
   io::KernelBound bound;
-  if (auto v = o.get("--bound-rel")) bound.rel = std::stod(*v);
-  if (auto v = o.get("--bound-lse")) bound.lse_abs = std::stod(*v);
-  const std::string outdir = o.get_or("--out", "compare-report");
+  std::string outdir = "compare-report";
+  app.add_option("dirs", dirs, "EXPORT then RESULT...")->required()->expected(2, 1 << 20);
+  app.add_option("--out", outdir, "report folder")->capture_default_str();
+  app.add_option("--bound-rel", bound.rel, "max relative error bound")->check(CLI::PositiveNumber);
+  app.add_option("--bound-lse", bound.lse_abs, "max LSE abs error bound")->check(CLI::PositiveNumber);
+  if (!parse(app, args)) return kExitOk;
+  struct {
+    const std::vector<std::string>& d;
+    const std::vector<std::string>& positional() const { return d; }
+  } o{dirs};
+  require_writable_dir(outdir, "--out");
   std::filesystem::create_directories(outdir);
 
   io::Export ref;

@@ -34,18 +34,26 @@ written, marked "expected": "corrupt"); 2 bad input; 3 inconclusive (accumulator
 }  // namespace
 
 int export_main(Args args) {
-  if (wants_help(args)) {
-    std::cout << kExportHelp;
-    return kExitOk;
-  }
-  Options o(args, {}, {"--case", "--out", "--threads"});
-  const auto line = o.get("--case");
-  const auto out = o.get("--out");
-  if (!line) throw UsageError("missing --case '<case line>'");
-  if (!out) throw UsageError("missing --out DIR");
-  const int threads = static_cast<int>(o.get_int("--threads", 1, 1, 256));
+  CLI::App app{kExportHelp, "chunkproof export"};
+  configure(app);
+  std::string line_s, out_s;
+  int threads = 1;
+  app.add_option("--case", line_s, "the case line")->required();
+  app.add_option("--out", out_s, "output directory (created)")->required()->type_name("DIR");
+  add_jobs(app, threads, "worker threads for the CPU reference");
+  if (!parse(app, args)) return kExitOk;
+  const std::string* line = &line_s;
+  const std::string* out = &out_s;
   const Case c = parse_case(*line);
-  const io::ExportSummary s = io::write_export(c, *out, threads);
+  io::PlanVerdict verdict;  // the CLI combines the invariant verdict with the numerics
+  {
+    const Evaluation ev = evaluate(c);
+    verdict.outcome = std::string(name(ev.outcome));
+    for (const auto& r : ev.results)
+      if (r.verdict == Verdict::violated) verdict.violated.emplace_back(info(r.id).tag);
+  }
+  require_writable_dir(*out, "--out");
+  const io::ExportSummary s = io::write_export(c, verdict, *out, threads);
   std::cout << "case      " << print_case(c) << "\n"
             << "outcome   " << s.outcome << "\n"
             << "reference " << s.one_line << "\n";

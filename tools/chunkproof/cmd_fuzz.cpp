@@ -13,104 +13,100 @@
 namespace cp::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: chunkproof fuzz [--version V[,V...]] [--platform cuda|rocm|both] [--target T]
-                       [--max-time SECONDS] [--jobs N] [--corpus-dir DIR] [--findings-dir DIR]
-                       [--fuzzer-bin PATH] [--engine libfuzzer|builtin] [--expect-correct V,...|none]
-                       [--stop-on TAGS] [--differential] [--seed N] [--minimize-time S] [--no-status] [--json]
-
-Runs a fuzz campaign: libFuzzer in fork mode (--jobs processes) on a fuzz target, keeping the
+constexpr const char* kDescription =
+    R"(Runs a fuzz campaign: libFuzzer in fork mode (--jobs processes) on a fuzz target, keeping the
 corpus and the findings on disk so that running the same command again resumes it. Each
 distinct finding (version, platform, invariant and cause) is minimized to a short case line,
 checked by replaying it, and written as a regression-format file; report.md and report.json
 (executions, exec/s, coverage, findings with their case lines and replay commands) are written
-atomically at the end, also after Ctrl-C or SIGTERM (within about 2 s: no minimization then).
-The state is checkpointed every 15 s; libFuzzer and its jobs die with the runner, even when it
-is SIGKILLed; a second runner on the same campaign folder exits 2 naming the holder.
+atomically at the end, also after Ctrl-C or kill (a second Ctrl-C skips minimization).)";
 
-  --version V,...     planner versions the inputs select from (default: all; see `chunkproof versions`)
-  --platform P        cuda, rocm or both (default both)
-  --target T          planner (default), dcp_index, case_parser, merge
-  --max-time S        seconds of fuzzing (default 3600); minimization and the report follow
-  --jobs N            libFuzzer fork-mode jobs (default: the number of cores)
-  --findings-dir DIR  the campaign folder (report.md, maps/, state, lock); default
-                      $CHUNKPROOF_FUZZ_HOME/<target>-<versions>-<platform>, else the same under
-                      <source>/chunkproof-fuzz: the same command resumes from any directory
-  --corpus-dir DIR    default <findings dir>/corpus; must differ from the findings folder
-  --fuzzer-bin PATH   the libFuzzer build of the target, or its directory (default: $CHUNKPROOF_FUZZ_BIN_DIR,
-                      then fuzz/ beside this binary, then build/fuzz/fuzz). Build it with
-                      `cmake --preset fuzz && cmake --build --preset fuzz` (clang, libclang-rt-14-dev).
-  --engine E          libfuzzer (default) or builtin: an in-process random search, planner only, no
-                      coverage guidance, no sanitizers — for machines without the clang build
-  --expect-correct L  versions whose findings are crashes (default v5-packed,v6-current; none)
-  --stop-on TAGS      stop at the first finding whose tags contain all '&'-separated parts, e.g.
-                      'I-6&interleave>1' or 'max_context_chunk % dcp_world_size'
-  --differential      also run every expected-correct version on each input
-  --seed N            libFuzzer / builtin seed
-  --minimize-time S   seconds of minimization per new finding (default 20)
-  --no-status         no live status line
-  --json              print report.json to stdout at the end
+constexpr const char* kFooter =
+    R"(Folders: --findings-dir (the campaign folder: report.md, maps/, state, lock) defaults to
+$CHUNKPROOF_FUZZ_HOME/<target>-<versions>-<platform>, else the same under <source>/chunkproof-fuzz,
+so the same command resumes from any directory; --corpus-dir defaults to <findings dir>/corpus and
+must differ from the findings folder. Given folders are checked before any work. The state is
+checkpointed every 15 s; libFuzzer and its jobs die with the runner (SIGKILL included); a second
+runner on the same campaign folder exits 2 naming the holder.
+--fuzzer-bin: the libFuzzer build of the target, or its directory (default: $CHUNKPROOF_FUZZ_BIN_DIR,
+then fuzz/ beside this binary, then build/fuzz/fuzz). Build it with `cmake --preset fuzz &&
+cmake --build --preset fuzz` (clang, libclang-rt-14-dev); --engine builtin is an in-process random
+search, planner only, no coverage guidance, no sanitizers, for machines without the clang build.
+--stop-on: stop at the first finding whose tags contain all '&'-separated parts, e.g.
+'I-6&interleave>1' or 'max_context_chunk % dcp_world_size'.
+JSON (--json): report.json (chunkproof.fuzz-report/1, docs/json.md) on stdout at the end.
 
-exit: 0 no finding, 1 findings (see report.md), 2 usage, no fuzzer binary or folder in use, 3 nothing ran.
+exit: 0 no finding, 1 findings (see report.md), 2 usage, 3 nothing ran, 4 no libFuzzer build of
+the target on this machine.
 )";
 
 int run(Args args) {
-  if (wants_help(args)) {
-    std::cout << kHelp;
-    return kExitOk;
-  }
-  Options o(args, {"--differential", "--no-status", "--json"},
-            {"--version", "--platform", "--target", "--max-time", "--jobs", "--corpus-dir", "--findings-dir",
-             "--fuzzer-bin", "--engine", "--expect-correct", "--stop-on", "--seed", "--minimize-time"});
-  if (!o.positional().empty()) throw UsageError("unexpected argument '" + o.positional().front() + "'");
+  CLI::App app{kDescription, "chunkproof fuzz"};
+  configure(app, kFooter);
   fuzz::CampaignOptions opt;
-  opt.target = o.get_or("--target", "planner");
-  if (opt.target != "planner" && opt.target != "dcp_index" && opt.target != "case_parser" && opt.target != "merge")
-    throw UsageError("unknown target '" + opt.target + "' (planner, dcp_index, case_parser, merge)");
-  if (auto v = o.get("--version")) {
-    std::string s = *v;
-    for (std::size_t pos = 0; pos <= s.size();) {
-      auto comma = s.find(',', pos);
-      if (comma == std::string::npos) comma = s.size();
-      const std::string n = s.substr(pos, comma - pos);
-      if (!parse_version(n)) throw UsageError("unknown version '" + n + "' (see chunkproof versions)");
-      opt.versions.push_back(n);
-      pos = comma + 1;
-    }
+  std::vector<std::string> versions, platforms{"both"}, expect_correct{"v5-packed,v6-current"};
+  bool no_status = false, json = false;
+  double max_time = 3600, minimize = 20;
+  long long seed = 0;
+  opt.target = "planner";
+  opt.engine = "libfuzzer";
+  opt.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  add_list(app, "--version", versions, "planner versions the inputs select from: comma list or all (default all)");
+  add_list(app, "--platform", platforms, "cuda, rocm or both")->capture_default_str();
+  app.add_option("--target", opt.target, "fuzz target")
+      ->check(CLI::IsMember({"planner", "dcp_index", "case_parser", "merge"}))
+      ->capture_default_str();
+  app.add_option("--max-time", max_time, "seconds of fuzzing; minimization and the report follow")
+      ->check(CLI::Range(1.0, 100.0 * 24 * 3600))
+      ->capture_default_str();
+  add_jobs(app, opt.jobs, "libFuzzer fork-mode jobs (default: the number of cores)");
+  app.add_option("--corpus-dir", opt.corpus_dir, "the corpus folder")->type_name("DIR");
+  app.add_option("--findings-dir", opt.findings_dir, "the findings folder (report.md is here)")->type_name("DIR");
+  app.add_option("--fuzzer-bin", opt.fuzzer_bin, "the libFuzzer build of the target, or its directory")
+      ->type_name("PATH");
+  app.add_option("--engine", opt.engine, "libfuzzer or builtin")
+      ->check(CLI::IsMember({"libfuzzer", "builtin"}))
+      ->capture_default_str();
+  add_list(app, "--expect-correct", expect_correct, "versions whose findings are crashes: comma list, all or none")
+
+      ->capture_default_str();
+  app.add_option("--stop-on", opt.stop_on, "stop at the first finding with these '&'-separated tags");
+  app.add_flag("--differential", opt.differential, "also run every expected-correct version on each input");
+  app.add_option("--seed", seed, "libFuzzer / builtin seed")->check(CLI::Range(0LL, (1LL << 31) - 1));
+  app.add_option("--minimize-time", minimize, "seconds of minimization per new finding")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_flag("--no-status", no_status, "no live status line");
+  app.add_flag("--json", json, "print report.json to stdout at the end");
+  if (!parse(app, args)) return kExitOk;
+  if (!versions.empty()) {
+    const auto vs = parse_versions(versions, "--version");
+    if (vs.size() < all_versions().size())  // every version is the runner's default (empty list)
+      for (Version v : vs) opt.versions.emplace_back(name(v));
   }
-  opt.platform = o.get_or("--platform", "both");
-  if (opt.platform != "cuda" && opt.platform != "rocm" && opt.platform != "both")
-    throw UsageError("--platform must be cuda, rocm or both");
-  opt.max_time = static_cast<double>(o.get_int("--max-time", 3600, 1, 100LL * 24 * 3600));
-  const long long cores = std::max(1u, std::thread::hardware_concurrency());
-  opt.jobs = static_cast<int>(o.get_int("--jobs", cores, 1, 1024));
-  opt.corpus_dir = o.get_or("--corpus-dir", "");
-  opt.findings_dir = o.get_or("--findings-dir", "");
-  opt.fuzzer_bin = o.get_or("--fuzzer-bin", "");
-  opt.engine = o.get_or("--engine", "libfuzzer");
-  if (opt.engine != "libfuzzer" && opt.engine != "builtin") throw UsageError("--engine must be libfuzzer or builtin");
-  opt.expect_correct = o.get_or("--expect-correct", "v5-packed,v6-current");
-  if (opt.expect_correct == "none") opt.expect_correct.clear();
-  for (std::size_t pos = 0; pos < opt.expect_correct.size();) {
-    auto comma = opt.expect_correct.find(',', pos);
-    if (comma == std::string::npos) comma = opt.expect_correct.size();
-    const std::string n = opt.expect_correct.substr(pos, comma - pos);
-    if (!parse_version(n)) throw UsageError("--expect-correct: unknown version '" + n + "'");
-    pos = comma + 1;
-  }
-  opt.stop_on = o.get_or("--stop-on", "");
-  opt.differential = o.has("--differential");
-  opt.seed = static_cast<std::uint64_t>(o.get_int("--seed", 0, 0, (1LL << 31) - 1));
-  opt.minimize_seconds = static_cast<double>(o.get_int("--minimize-time", 20, 0, 3600));
-  opt.status_line = !o.has("--no-status");
+  const auto ps = parse_platforms(platforms, "--platform");
+  opt.platform = ps.size() == 2 ? "both" : std::string(name(ps.front()));
+  if (expect_correct.size() == 1 && expect_correct.front() == "none")
+    opt.expect_correct.clear();
+  else
+    for (Version v : parse_versions(expect_correct, "--expect-correct"))
+      opt.expect_correct += (opt.expect_correct.empty() ? "" : ",") + std::string(name(v));
+  opt.max_time = max_time;
+  opt.minimize_seconds = minimize;
+  opt.seed = static_cast<std::uint64_t>(seed);
+  opt.status_line = !no_status;
+  if (!opt.corpus_dir.empty()) require_writable_dir(opt.corpus_dir, "--corpus-dir");
+  if (!opt.findings_dir.empty()) require_writable_dir(opt.findings_dir, "--findings-dir");
   opt.command_line = "chunkproof fuzz";
   for (const auto& a : args) opt.command_line += " " + a;
 
   const fuzz::CampaignResult r = fuzz::run_campaign(opt, std::cerr);
   if (r.exit_code == kExitUsage) {
-    std::cerr << "chunkproof fuzz: " << r.error << "\n";
-    return kExitUsage;
+    // A missing libFuzzer build is this machine's limit, not bad input.
+    if (r.error.rfind("no libFuzzer build", 0) == 0) throw CannotRun(r.error);
+    throw UsageError(r.error);
   }
-  if (o.has("--json")) {
+  if (json) {
     std::ifstream in(r.report_json);
     std::cout << in.rdbuf();
   } else {

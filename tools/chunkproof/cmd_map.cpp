@@ -33,40 +33,34 @@ exit: 0 map written (every cell ok), 1 map written with findings in some cells, 
 )";
 
 int run(Args args) {
-  if (wants_help(args)) {
-    std::cout << kHelp;
-    return kExitOk;
-  }
-  // --fix repeats; Options keeps the last value of a key, so collect them here.
-  std::vector<std::pair<std::string, std::int64_t>> fix;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string kv;
-    if (args[i] == "--fix" && i + 1 < args.size())
-      kv = args[i + 1];
-    else if (args[i].rfind("--fix=", 0) == 0)
-      kv = args[i].substr(6);
-    else
-      continue;
-    const auto eq = kv.find('=');
-    std::int64_t v = 0;
-    const char* b = kv.data() + (eq == std::string::npos ? 0 : eq + 1);
-    auto [p, ec] = std::from_chars(b, kv.data() + kv.size(), v);
-    if (eq == std::string::npos || ec != std::errc() || p != kv.data() + kv.size() || v < 0)
-      throw UsageError("--fix expects KEY=non-negative integer, got '" + kv + "'");
-    fix.emplace_back(kv.substr(0, eq), v);
-  }
-  Options o(args, {}, {"--version", "--platform", "--x", "--y", "--fix", "--out"});
-  if (!o.positional().empty()) throw UsageError("unexpected argument '" + o.positional().front() + "'");
+  CLI::App app{kHelp, "chunkproof map"};
+  configure(app);
+  std::string version, platform, out;
+  std::vector<std::string> fixes;
   fuzz::MapSpec spec;
-  const auto v = parse_version(o.get_or("--version", ""));
-  if (!v) throw UsageError("--version: missing or unknown (see chunkproof versions)");
-  const auto p = parse_platform(o.get_or("--platform", ""));
+  app.add_option("--version", version, "the planner version")->required();
+  app.add_option("--platform", platform, "cuda or rocm")->required();
+  app.add_option("--x", spec.x, "the parameter along x")->required();
+  app.add_option("--y", spec.y, "the parameter along y")->required();
+  app.add_option("--fix", fixes, "KEY=VAL of the base case (repeatable)")->allow_extra_args(false);
+  app.add_option("--out", out, "the SVG file")->type_name("FILE.svg");
+  if (!parse(app, args)) return kExitOk;
+  std::vector<std::pair<std::string, std::int64_t>> fix;
+  for (const auto& kv : fixes) {
+    const auto eq = kv.find('=');
+    std::int64_t val = 0;
+    const char* b = kv.data() + (eq == std::string::npos ? 0 : eq + 1);
+    auto [ptr, ec] = std::from_chars(b, kv.data() + kv.size(), val);
+    if (eq == std::string::npos || ec != std::errc() || ptr != kv.data() + kv.size() || val < 0)
+      throw UsageError("--fix expects KEY=non-negative integer, got '" + kv + "'");
+    fix.emplace_back(kv.substr(0, eq), val);
+  }
+  const auto v = parse_version(version);
+  if (!v) throw UsageError("--version: unknown version '" + version + "' (see chunkproof versions)");
+  const auto p = parse_platform(platform);
   if (!p) throw UsageError("--platform must be cuda or rocm");
   spec.version = *v;
   spec.platform = *p;
-  spec.x = o.get_or("--x", "");
-  spec.y = o.get_or("--y", "");
-  if (spec.x.empty() || spec.y.empty()) throw UsageError("--x and --y are required");
   spec.fix = fix;
   fuzz::Map m;
   try {
@@ -74,9 +68,9 @@ int run(Args args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  const std::string out =
-      o.get_or("--out", "map-" + std::string(name(spec.version)) + "-" + std::string(name(spec.platform)) + "-" +
-                            spec.y + "-x-" + spec.x + ".svg");
+  if (out.empty())
+    out = "map-" + std::string(name(spec.version)) + "-" + std::string(name(spec.platform)) + "-" + spec.y + "-x-" +
+          spec.x + ".svg";
   std::string png_note;
   const std::string png = fuzz::write_map_files(m, out, png_note);
   std::cout << "map: " << out << "\n";
@@ -87,7 +81,7 @@ int run(Args args) {
   bool findings = false;
   for (const auto& c : m.categories) {
     std::cout << "  " << m.counts.at(c) << "\t" << c << "\n";
-    findings = findings || c.rfind("assert", 0) == 0 || c.rfind("violation", 0) == 0;
+    findings = findings || c.rfind("assert", 0) == 0 || c.rfind("crash", 0) == 0 || c.rfind("violation", 0) == 0;
   }
   return findings ? kExitFinding : kExitOk;
 }

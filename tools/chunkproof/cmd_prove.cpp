@@ -2,12 +2,12 @@
 // domain, a COUNTEREXAMPLE (a case line replayed through the executable planner) or UNKNOWN.
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "tools/chunkproof/cli.h"
-#include "tools/chunkproof/json.h"
 #ifdef CHUNKPROOF_HAVE_Z3
 #include "invariants/smt/prover.h"
 #endif
@@ -15,52 +15,31 @@
 namespace cp::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: chunkproof prove [--version V[,V..]|all] [--platform cuda|rocm|both]
-                       [--invariant I-x[,I-y..]] [--domain key=value]... [--jobs N]
-                       [--timeout SECONDS] [--rlimit N] [--seed N] [--json] [--emit-smt2 DIR]
-                       [--cache DIR | --no-cache] [--save-regression [DIR]]
-
-Asks Z3 (through the z3::expr instantiation of the planner's own arithmetic templates)
+constexpr const char* kDescription =
+    R"(Asks Z3 (through the z3::expr instantiation of the planner's own arithmetic templates)
 whether each invariant holds for every input of the declared domain. Each row is
   PROVED          for the whole domain (the domain is printed; "unbounded" when the proof
                   holds for every integer of S, ctx, start, rows, mml, mns),
   COUNTEREXAMPLE  with a case line that was replayed through the executable planner
                   (`chunkproof plan --case '<line>'` reproduces it); a model the planner does
                   not confirm is reported as ENCODING DISAGREES,
-  UNKNOWN         with the split cases / lemmas that did not finish within the limits.
+  UNKNOWN         with the split cases / lemmas that did not finish within the limits.)";
 
-  --version LIST     planner versions (default v6-current); "all" for every version
-  --platform P       cuda, rocm or both (default both)
-  --invariant LIST   I-1,I-6,... (default: every invariant but I-9, which runs only when
-                     named; unencoded ones are listed as such)
-  --domain K=V       override the domain (repeatable): block=MAX dcp=MAX interleave=MAX
-                     mml=MAX mns=MAX workspace=MAX|sized ctx=MAX prefills=MAX
-                     blocks=B1,B2,.. (split grid) packed=auto|split|symbolic (packed
-                     planner: auto = closed lemma chains, unbounded, where encoded and the
-                     split grid for the rest; split = the concrete grid, a cross-check)
-  --jobs N           worker processes (default 2)
-  --timeout S        per query, seconds (default 30); --rlimit N sets Z3's resource limit
-                     (default 4e6 per second of timeout), --seed the solver seed (default 1)
-  --emit-smt2 DIR    write every query as commented SMT-LIB2 (re-check with `z3 FILE`)
-  --cache DIR        reuse proved queries (content-hashed) from DIR (default
-                     .cache/chunkproof-smt); --no-cache disables it
-  --save-regression [DIR]  write replayed counterexamples as .case files
-                     (default corpus/regressions)
-  --json             machine-readable result
+constexpr const char* kFooter = R"(--domain K=V (repeatable): block=MAX dcp=MAX interleave=MAX mml=MAX mns=MAX
+  workspace=MAX|sized ctx=MAX prefills=MAX blocks=B1,B2,.. (split grid) packed=auto|split|symbolic
+  (packed planner: auto = closed lemma chains, unbounded, where encoded and the split grid for the
+  rest; split = the concrete grid, a cross-check).
+The default invariant list is every invariant but I-9, which runs only when named (or with all).
+Folders are checked before any query runs: --emit-smt2 and --save-regression must be writable
+(else exit 2); an unwritable cache falls back to no cache with one warning. Results are printed
+before any regression file is written. Progress goes to stderr.
+JSON (--json): one chunkproof.prove/1 object (docs/json.md).
 
-progress goes to stderr. exit: 0 all encoded invariants PROVED, 1 a counterexample,
-2 usage, 3 something UNKNOWN (and no counterexample).
+exit: 0 all encoded invariants PROVED, 1 a counterexample, 2 usage, 3 something UNKNOWN (and no
+counterexample), 4 built without the solver.
 )";
 
 #ifdef CHUNKPROOF_HAVE_Z3
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::string fmt_secs(double s) {
   std::ostringstream o;
@@ -68,176 +47,195 @@ std::string fmt_secs(double s) {
   return o.str();
 }
 
-int run(Args args) {
-  if (wants_help(args)) {
-    std::cout << kHelp;
-    return kExitOk;
-  }
-  // --save-regression takes an optional directory: normalise "--save-regression" alone.
-  std::vector<std::string> a(args.begin(), args.end());
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i] == "--save-regression" && (i + 1 == a.size() || a[i + 1].rfind("--", 0) == 0))
-      a[i] = "--save-regression=corpus/regressions";
-  std::vector<std::string> domain_kv;
-  std::vector<std::string> rest;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] == "--domain") {
-      if (i + 1 == a.size()) throw UsageError("--domain needs key=value");
-      domain_kv.push_back(a[++i]);
-    } else if (a[i].rfind("--domain=", 0) == 0) {
-      domain_kv.push_back(a[i].substr(9));
-    } else {
-      rest.push_back(a[i]);
-    }
-  }
-  Options o(rest, {"--json", "--no-cache"},
-            {"--version", "--platform", "--invariant", "--jobs", "--timeout", "--rlimit", "--seed", "--emit-smt2",
-             "--cache", "--save-regression"});
-  if (!o.positional().empty()) throw UsageError("unexpected argument '" + o.positional().front() + "'");
+struct ProveArgs {
+  std::vector<std::string> versions{"v6-current"}, platforms{"both"}, invariants, domain;
+  int jobs = 2;
+  int timeout = 30;
+  long long rlimit = 0;
+  unsigned seed = 1;
+  std::string emit_smt2, cache, save_regression;
+  bool no_cache = false, json = false;
+};
+
+smt::ProveOptions prove_options(const ProveArgs& a) {
   smt::ProveOptions po;
-  const std::string vs = o.get_or("--version", "v6-current");
-  if (vs == "all") {
-    for (const auto& v : all_versions()) po.versions.push_back(v.version);
-  } else {
-    for (const auto& n : split_list(vs)) {
-      auto v = parse_version(n);
-      if (!v) throw UsageError("unknown version '" + n + "' (see `chunkproof versions`)");
-      po.versions.push_back(*v);
-    }
-  }
-  const std::string ps = o.get_or("--platform", "both");
-  if (ps == "both")
-    po.platforms = {Platform::cuda, Platform::rocm};
-  else if (auto p = parse_platform(ps))
-    po.platforms = {*p};
-  else
-    throw UsageError("unknown platform '" + ps + "' (cuda, rocm, both)");
-  if (auto is = o.get("--invariant"))
-    for (const auto& n : split_list(*is)) {
-      InvariantId id{};
-      if (!parse_invariant(n, id)) throw UsageError("unknown invariant '" + n + "' (see `chunkproof invariants`)");
-      po.invariants.push_back(id);
-    }
+  po.versions = parse_versions(a.versions, "--version");
+  po.platforms = parse_platforms(a.platforms, "--platform");
+  if (!a.invariants.empty())
+    po.invariants = parse_invariants(a.invariants, "--invariant");
   else  // default: every invariant but I-9 (its count-level chain, ~13 s a row, runs on request)
     for (const auto& i : all_invariants())
       if (i.id != InvariantId::I9_reorg_exact) po.invariants.push_back(i.id);
-  for (const auto& kv : domain_kv) {
+  for (const auto& kv : a.domain) {
     try {
       po.domain.apply(kv);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
   }
-  po.jobs = static_cast<int>(o.get_int("--jobs", 2, 1, 256));
-  po.timeout_s = static_cast<double>(o.get_int("--timeout", 30, 1, 86400));
-  po.rlimit = static_cast<std::uint64_t>(o.get_int("--rlimit", 0, 0, 4000000000LL));
-  po.seed = static_cast<unsigned>(o.get_int("--seed", 1, 0, 1 << 30));
-  po.emit_smt2_dir = o.get_or("--emit-smt2", "");
-  po.cache_dir = o.has("--no-cache") ? "" : o.get_or("--cache", ".cache/chunkproof-smt");
-  po.save_regression_dir = o.get_or("--save-regression", "");
-  const bool json = o.has("--json");
+  po.jobs = a.jobs;
+  po.timeout_s = static_cast<double>(a.timeout);
+  po.rlimit = static_cast<std::uint64_t>(a.rlimit);
+  po.seed = a.seed;
+  // Folders first: nothing runs when an output folder cannot be written.
+  if (!a.emit_smt2.empty()) require_writable_dir(a.emit_smt2, "--emit-smt2");
+  if (!a.save_regression.empty()) require_writable_dir(a.save_regression, "--save-regression");
+  po.emit_smt2_dir = a.emit_smt2;
+  po.save_regression_dir = a.save_regression;
+  if (!a.no_cache) {
+    std::string warning;
+    if (a.cache.empty())
+      po.cache_dir = default_cache_dir("smt", &warning);
+    else if (writable_dir(a.cache))
+      po.cache_dir = a.cache;
+    else
+      warning = "no cache: cannot write --cache " + a.cache + " (results are not reused)";
+    if (!warning.empty()) std::cerr << "chunkproof prove: warning: " << warning << "\n";
+  }
+  return po;
+}
+
+void print_table(const smt::ProveOptions& po, const std::vector<smt::ProveResult>& rows,
+                 const std::vector<std::string>& saved, double wall) {
+  std::cout << "domain: " << po.domain.describe() << "\n\n";
+  std::cout << std::left << std::setw(15) << "version" << std::setw(6) << "plat" << std::setw(6) << "inv"
+            << std::setw(16) << "verdict" << std::setw(10) << "time"
+            << "detail\n";
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const auto& r = rows[k];
+    std::string detail;
+    if (r.status == smt::Status::proved) {
+      detail = (r.unbounded ? "UNBOUNDED (any B >= 1, W, I | B, S, ctx, start, rows: no upper bound assumed); "
+                            : "on the domain; ") +
+               std::to_string(r.queries) + " queries" +
+               (r.cache_hits ? " (" + std::to_string(r.cache_hits) + " cached)" : "") + ", " + r.method;
+      if (!r.detail.empty()) detail += "; " + r.detail;
+    } else if (r.status == smt::Status::counterexample) {
+      detail = r.case_line;
+    } else {
+      detail = r.detail;
+    }
+    std::cout << std::setw(15) << name(r.version) << std::setw(6) << name(r.platform) << std::setw(6)
+              << info(r.invariant).tag << std::setw(16) << smt::name(r.status) << std::setw(10)
+              << (r.cases ? fmt_secs(r.seconds) : "") << detail << "\n";
+    const std::string pad(43, ' ');
+    if (r.status == smt::Status::counterexample) {
+      std::cout << pad << "replay: " << r.replay << "\n";
+      if (r.encoding_disagrees)
+        std::cout << pad << "ENCODING DISAGREES: the planner does not confirm the solver's model\n";
+      std::cout << pad << "reproduce: chunkproof plan --case '" << r.case_line << "'\n";
+      if (!saved[k].empty()) std::cout << pad << "saving: " << saved[k] << "\n";
+    }
+    for (const auto& u : r.unknown_cases) std::cout << pad << "undecided " << u << "\n";
+  }
+  std::cout << std::right << "\nwall " << fmt_secs(wall) << "\n" << std::flush;
+}
+
+Json prove_json(const smt::ProveOptions& po, const std::vector<smt::ProveResult>& rows,
+                const std::vector<std::string>& saved, double wall, int rc) {
+  Json j{{"schema", "chunkproof.prove/1"},
+         {"domain", po.domain.describe()},
+         {"wall_seconds", wall},
+         {"exit_code", rc},
+         {"results", Json::array()}};
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const auto& r = rows[k];
+    Json rj{{"version", name(r.version)},     {"platform", name(r.platform)}, {"invariant", info(r.invariant).tag},
+            {"status", smt::name(r.status)},  {"seconds", r.seconds},         {"cases", r.cases},
+            {"cases_proved", r.cases_proved}, {"queries", r.queries},         {"cache_hits", r.cache_hits},
+            {"unbounded", r.unbounded},       {"domain", r.domain},           {"method", r.method}};
+    if (!r.case_line.empty()) rj["case"] = r.case_line;
+    if (!r.replay.empty()) rj["replay"] = r.replay;
+    rj["encoding_disagrees"] = r.encoding_disagrees;
+    rj["detail"] = r.detail;
+    rj["unknown_cases"] = r.unknown_cases;
+    if (!saved[k].empty()) rj["saved_to"] = saved[k];
+    j["results"].push_back(std::move(rj));
+  }
+  return j;
+}
+
+int run(Args args) {
+  CLI::App app{kDescription, "chunkproof prove"};
+  configure(app, kFooter);
+  ProveArgs a;
+  // --save-regression takes an optional folder: normalise "--save-regression" alone.
+  std::vector<std::string> argv(args.begin(), args.end());
+  for (std::size_t i = 0; i < argv.size(); ++i)
+    if (argv[i] == "--save-regression" && (i + 1 == argv.size() || argv[i + 1].rfind("--", 0) == 0))
+      argv[i] = "--save-regression=corpus/regressions";
+  add_list(app, "--version", a.versions, "planner versions: comma list or all")
+
+      ->capture_default_str();
+  add_list(app, "--platform", a.platforms, "cuda, rocm or both")->capture_default_str();
+  add_list(app, "--invariant", a.invariants, "I-1,I-6,... or all (default: all but I-9)");
+  add_list(app, "--domain", a.domain, "override the domain, K=V (repeatable; below)");
+  add_jobs(app, a.jobs, "worker processes");
+  app.add_option("--max-time,--timeout", a.timeout, "seconds per query (--timeout: the same)")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--rlimit", a.rlimit, "Z3 resource limit (default 4e6 per second of --max-time)")
+      ->check(CLI::Range(0LL, 4000000000LL));
+  app.add_option("--seed", a.seed, "solver seed")->check(CLI::Range(0, 1 << 30))->capture_default_str();
+  app.add_option("--emit-smt2", a.emit_smt2, "write every query as commented SMT-LIB2 (re-check with `z3 FILE`)")
+      ->type_name("DIR");
+  app.add_option("--cache", a.cache, "reuse proved queries from DIR (default $XDG_CACHE_HOME/chunkproof/smt)")
+      ->type_name("DIR");
+  app.add_flag("--no-cache", a.no_cache, "no cache");
+  app.add_option("--save-regression", a.save_regression,
+                 "write replayed counterexamples as .case files (DIR optional, default corpus/regressions)")
+      ->type_name("[DIR]");
+  app.add_flag("--json", a.json, "machine-readable result");
+  if (!parse(app, argv)) return kExitOk;
+  if (a.no_cache && !a.cache.empty()) throw UsageError("give --cache DIR or --no-cache, not both");
+  smt::ProveOptions po = prove_options(a);
   po.progress = [](const std::string& line) { std::cerr << "  " << line << "\n" << std::flush; };
 
   std::cerr << "chunkproof prove: domain " << po.domain.describe() << "; " << po.jobs << " job(s), " << po.timeout_s
-            << " s per query\n";
+            << " s per query; cache " << (po.cache_dir.empty() ? "off" : po.cache_dir) << "\n";
   const auto t0 = std::chrono::steady_clock::now();
   const auto rows = smt::prove(po);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   bool any_ce = false, any_unknown = false, any_disagree = false;
-  for (const auto& r : rows) {
+  std::vector<std::string> saved(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const auto& r = rows[k];
     any_ce = any_ce || r.status == smt::Status::counterexample;
     any_unknown = any_unknown || r.status == smt::Status::unknown;
     any_disagree = any_disagree || r.encoding_disagrees;
+    if (!r.regression.empty()) saved[k] = (std::filesystem::path(po.save_regression_dir) / r.regression_file).string();
   }
-  if (json) {
-    Json j(std::cout);
-    j.begin_object();
-    j.field("domain", po.domain.describe());
-    j.field("wall_seconds", wall);
-    j.key("results").begin_array();
-    for (const auto& r : rows) {
-      j.begin_object();
-      j.field("version", std::string(name(r.version)));
-      j.field("platform", std::string(name(r.platform)));
-      j.field("invariant", std::string(info(r.invariant).tag));
-      j.field("status", std::string(smt::name(r.status)));
-      j.field("seconds", r.seconds);
-      j.field("cases", r.cases);
-      j.field("cases_proved", r.cases_proved);
-      j.field("queries", r.queries);
-      j.field("cache_hits", r.cache_hits);
-      j.field("unbounded", r.unbounded);
-      j.field("domain", r.domain);
-      j.field("method", r.method);
-      if (!r.case_line.empty()) j.field("case", r.case_line);
-      if (!r.replay.empty()) j.field("replay", r.replay);
-      j.field("encoding_disagrees", r.encoding_disagrees);
-      j.field("detail", r.detail);
-      j.key("unknown_cases").begin_array();
-      for (const auto& u : r.unknown_cases) j.value(u);
-      j.end_array();
-      if (!r.saved_to.empty()) j.field("saved_to", r.saved_to);
-      j.end_object();
-    }
-    j.end_array();
-    j.end_object();
-    std::cout << "\n";
-  } else {
-    std::cout << "domain: " << po.domain.describe() << "\n\n";
-    std::cout << std::left << std::setw(15) << "version" << std::setw(6) << "plat" << std::setw(6) << "inv"
-              << std::setw(16) << "verdict" << std::setw(10) << "time"
-              << "detail\n";
-    for (const auto& r : rows) {
-      std::string detail;
-      if (r.status == smt::Status::proved) {
-        detail = (r.unbounded ? "UNBOUNDED (any B >= 1, W, I | B, S, ctx, start, rows: no upper bound assumed); "
-                              : "on the domain; ") +
-                 std::to_string(r.queries) + " queries" +
-                 (r.cache_hits ? " (" + std::to_string(r.cache_hits) + " cached)" : "") + ", " + r.method;
-        if (!r.detail.empty()) detail += "; " + r.detail;
-      } else if (r.status == smt::Status::counterexample) {
-        detail = r.case_line;
-      } else {
-        detail = r.detail;
-      }
-      std::cout << std::setw(15) << name(r.version) << std::setw(6) << name(r.platform) << std::setw(6)
-                << info(r.invariant).tag << std::setw(16) << smt::name(r.status) << std::setw(10)
-                << (r.cases ? fmt_secs(r.seconds) : "") << detail << "\n";
-      if (r.status == smt::Status::counterexample) {
-        std::cout << std::setw(43) << ""
-                  << "replay: " << r.replay << "\n";
-        if (r.encoding_disagrees)
-          std::cout << std::setw(43) << ""
-                    << "ENCODING DISAGREES: the planner does not confirm the solver's model\n";
-        std::cout << std::setw(43) << ""
-                  << "reproduce: chunkproof plan --case '" << r.case_line << "'\n";
-        if (!r.saved_to.empty())
-          std::cout << std::setw(43) << ""
-                    << "saved: " << r.saved_to << "\n";
-      }
-      for (const auto& u : r.unknown_cases)
-        std::cout << std::setw(43) << ""
-                  << "undecided " << u << "\n";
-    }
-    std::cout << std::right << "\nwall " << fmt_secs(wall) << "\n";
-  }
+  int rc = any_ce || any_disagree ? kExitFinding : any_unknown ? kExitInconclusive : kExitOk;
+  // Print first, then save.
+  if (a.json)
+    print_json(std::cout, prove_json(po, rows, saved, wall, rc));
+  else
+    print_table(po, rows, saved, wall);
   if (any_disagree) std::cerr << "chunkproof prove: ENCODING DISAGREES with the executable planner (see above)\n";
-  if (any_ce || any_disagree) return kExitFinding;
-  if (any_unknown) return kExitInconclusive;
-  return kExitOk;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (saved[k].empty()) continue;
+    std::ofstream f(saved[k]);
+    if (!(f << rows[k].regression) || !f.flush()) {
+      std::cerr << "chunkproof prove: cannot write " << saved[k] << "\n";
+      rc = worst(rc, kExitUsage);
+    } else if (!a.json) {
+      std::cout << "saved: " << saved[k] << "\n";
+    }
+  }
+  return rc;
 }
 
 #else
 
 int run(Args args) {
-  if (wants_help(args)) {
-    std::cout << kHelp;
-    return kExitOk;
-  }
-  std::cerr << "chunkproof prove: this build has no SMT prover (configured with -DCHUNKPROOF_WITH_Z3=OFF or "
-               "without libz3-dev); rebuild with CHUNKPROOF_WITH_Z3=ON\n";
-  return kExitUsage;
+  CLI::App app{kDescription, "chunkproof prove"};
+  configure(app, kFooter);
+  app.allow_extras();
+  if (!parse(app, args)) return kExitOk;
+  throw CannotRun(
+      "this build has no SMT prover (configured with -DCHUNKPROOF_WITH_Z3=OFF or without libz3-dev); rebuild with "
+      "CHUNKPROOF_WITH_Z3=ON");
 }
 
 #endif

@@ -1,8 +1,8 @@
 // chunkproof: one CLI, subcommands registered by the cmd_*.cpp files beside this one.
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -10,56 +10,115 @@
 #include "reference/caseio/case.h"
 #include "tools/chunkproof/cli.h"
 
+#ifndef CHUNKPROOF_VERSION
+#define CHUNKPROOF_VERSION "unknown"
+#endif
+#ifndef CHUNKPROOF_BUILD_SOLVER
+#define CHUNKPROOF_BUILD_SOLVER "none"
+#endif
+#ifndef CHUNKPROOF_BUILD_FUZZ
+#define CHUNKPROOF_BUILD_FUZZ "none"
+#endif
+#ifndef CHUNKPROOF_BUILD_GPU
+#define CHUNKPROOF_BUILD_GPU "OFF"
+#endif
+
 namespace cp::cli {
 std::vector<Command>& commands() {
   static std::vector<Command> table;
   return table;
 }
-GpuHooks& gpu_hooks() {
-  static GpuHooks hooks;
-  return hooks;
-}
 }  // namespace cp::cli
 
 namespace {
 
+using namespace cp::cli;
+
+constexpr const char* kExitCodes =
+    "exit codes: 0 checked and holds, 1 finding, 2 bad input or usage, 3 inconclusive,\n"
+    "            4 this machine cannot run it (no GPU, no fuzzer build, no solver)\n";
+
 void usage(std::ostream& os) {
-  auto cmds = cp::cli::commands();
+  auto cmds = commands();
   std::sort(cmds.begin(), cmds.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   os << "chunkproof: planner models, invariants, fuzzing, proofs and bit-exact kernels for vLLM's\n"
         "MLA chunked-context prefill.\n\n"
-        "usage: chunkproof <command> [options]   (chunkproof <command> --help for details)\n\ncommands:\n";
-  for (const auto& c : cmds) os << "  " << c.name << std::string(12 - std::min<std::size_t>(c.name.size(), 11), ' ') << c.summary << "\n";
-  os << "\nexit codes: 0 checked and holds, 1 finding, 2 bad input or usage, 3 inconclusive\n";
+        "usage: chunkproof <command> [options]   (chunkproof help <command>, chunkproof <command> --help)\n"
+        "       chunkproof --version\n\ncommands:\n";
+  for (const auto& c : cmds)
+    os << "  " << c.name << std::string(12 - std::min<std::size_t>(c.name.size(), 11), ' ') << c.summary << "\n";
+  os << "\n" << kExitCodes;
+}
+
+int version(bool json) {
+  if (json) {
+    print_json(std::cout, Json{{"schema", "chunkproof.version/1"},
+                               {"version", CHUNKPROOF_VERSION},
+                               {"gpu_backend", CHUNKPROOF_BUILD_GPU},
+                               {"solver", CHUNKPROOF_BUILD_SOLVER},
+                               {"fuzz_engine", CHUNKPROOF_BUILD_FUZZ}});
+    return kExitOk;
+  }
+  std::cout << "chunkproof " << CHUNKPROOF_VERSION << "\n"
+            << "gpu backend: " << CHUNKPROOF_BUILD_GPU << "\n"
+            << "solver:      " << CHUNKPROOF_BUILD_SOLVER << "\n"
+            << "fuzz engine: " << CHUNKPROOF_BUILD_FUZZ << "\n";
+  return kExitOk;
+}
+
+// An error: text on stderr, and under --json also a JSON object on stdout.
+int fail(const std::string& cmd, bool json, int code, const std::string& kind, const std::string& what) {
+  std::cerr << "chunkproof" << (cmd.empty() ? "" : " " + cmd) << ": " << what;
+  if (code == kExitUsage && kind == "usage" && !cmd.empty()) std::cerr << " (see chunkproof " << cmd << " --help)";
+  std::cerr << "\n";
+  if (json)
+    print_json(
+        std::cout,
+        Json{{"schema", "chunkproof.error/1"}, {"command", cmd}, {"exit_code", code}, {"kind", kind}, {"error", what}});
+  return code;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    usage(args.empty() ? std::cerr : std::cout);
-    return args.empty() ? cp::cli::kExitUsage : cp::cli::kExitOk;
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  if (args.empty()) {
+    usage(std::cerr);
+    return kExitUsage;
   }
-  for (const auto& c : cp::cli::commands()) {
-    if (c.name != args[0]) continue;
+  if (args[0] == "--version" || args[0] == "version") return version(json);
+  if (args[0] == "--help" || args[0] == "-h" || (args[0] == "help" && args.size() == 1)) {
+    usage(std::cout);
+    return kExitOk;
+  }
+  if (args[0] == "help") {  // chunkproof help CMD == chunkproof CMD --help
+    if (args.size() > 2) return fail("help", json, kExitUsage, "usage", "help takes one command name");
+    args = {args[1], "--help"};
+  }
+  const std::string cmd = args[0];
+  for (const auto& c : commands()) {
+    if (c.name != cmd) continue;
     try {
-      return c.run(cp::cli::Args(args).subspan(1));
-    } catch (const cp::cli::UsageError& e) {
-      std::cerr << "chunkproof " << args[0] << ": " << e.what() << " (see chunkproof " << args[0] << " --help)\n";
-      return cp::cli::kExitUsage;
+      return c.run(Args(args).subspan(1));
+    } catch (const UsageError& e) {
+      return fail(cmd, json, kExitUsage, "usage", e.what());
+    } catch (const CannotRun& e) {
+      return fail(cmd, json, kExitCannotRun, "cannot_run", e.what());
     } catch (const cp::CaseError& e) {
-      std::cerr << "chunkproof " << args[0] << ": bad case: " << e.what() << "\n";
-      return cp::cli::kExitUsage;
+      return fail(cmd, json, kExitUsage, "bad_case", std::string("bad case: ") + e.what());
     } catch (const cp::ArithmeticError& e) {
-      std::cerr << "chunkproof " << args[0] << ": input out of range: " << e.what() << "\n";
-      return cp::cli::kExitUsage;
+      return fail(cmd, json, kExitUsage, "out_of_range", std::string("input out of range: ") + e.what());
+    } catch (const std::bad_alloc&) {
+      return fail(cmd, json, kExitUsage, "out_of_memory",
+                  "out of memory: the input is larger than this machine can hold (lower the case's ctx, q, "
+                  "workspace or dims; --max-memory estimates before running)");
     } catch (const std::exception& e) {
-      std::cerr << "chunkproof " << args[0] << ": error: " << e.what() << "\n";
-      return cp::cli::kExitUsage;
+      return fail(cmd, json, kExitUsage, "error", std::string("error: ") + e.what());
     }
   }
-  std::cerr << "chunkproof: unknown command '" << args[0] << "'\n\n";
+  fail("", json, kExitUsage, "usage", "unknown command '" + cmd + "'");
+  std::cerr << "\n";
   usage(std::cerr);
-  return cp::cli::kExitUsage;
+  return kExitUsage;
 }

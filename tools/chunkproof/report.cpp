@@ -4,8 +4,6 @@
 #include <iomanip>
 #include <sstream>
 
-#include "tools/chunkproof/json.h"
-
 namespace cp::cli {
 namespace {
 
@@ -145,104 +143,96 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
   os << "outcome   " << one_line_verdict(ev) << "\n";
 }
 
-void print_plan_json(std::ostream& os, const Evaluation& ev) {
+Json plan_json(const Evaluation& ev) {
   const Case& c = ev.c;
   const Plan& p = ev.plan;
-  Json j(os);
-  j.begin_object();
-  j.field("schema", "chunkproof.plan/2");
-  j.field("case", print_case(c));
-  j.field("version", name(c.version));
-  j.field("platform", name(c.platform));
-  j.field("builder", name(p.builder));
-  j.field("block", p.block);
-  j.field("dcp", p.dcp);
-  j.field("interleave", p.interleave);
-  j.field("virtual_block", p.virtual_block);
-  j.field("merge", name(p.merge));
-  j.field("workspace", p.workspace);
-  j.field("workspace_rows", p.workspace_rows);
-  j.field("workspace_sized_from_engine", p.sized_from_engine);
-  j.key("outcome").begin_object();
-  j.field("status", name(ev.outcome));
+  Json j;
+  j["schema"] = kPlanSchema;
+  j["case"] = print_case(c);
+  j["version"] = name(c.version);
+  j["platform"] = name(c.platform);
+  j["builder"] = name(p.builder);
+  j["block"] = p.block;
+  j["dcp"] = p.dcp;
+  j["interleave"] = p.interleave;
+  j["virtual_block"] = p.virtual_block;
+  j["merge"] = name(p.merge);
+  j["workspace"] = p.workspace;
+  j["workspace_rows"] = p.workspace_rows;
+  j["workspace_sized_from_engine"] = p.sized_from_engine;
+  Json outcome{{"status", name(ev.outcome)}};
   if (ev.outcome == Outcome::assert_fired) {
-    j.field("assert", ev.first_assert()->which);
-    j.field("detail", ev.first_assert()->detail);
+    outcome["assert"] = ev.first_assert()->which;
+    outcome["detail"] = ev.first_assert()->detail;
   }
-  j.field("summary", one_line_verdict(ev));
-  j.end_object();
-  j.key("asserts").begin_array();
-  for (const auto& a : p.asserts) {
-    j.begin_object().field("stage", a.stage).field("which", a.which).field("detail", a.detail).field("chunk", a.chunk);
-    j.field("kind", a.kind == FailureKind::crash ? "crash" : "assert");
-    j.end_object();
-  }
-  j.end_array();
-  j.field("num_decodes", p.num_decodes);
-  j.key("prefills").begin_array();
-  for (int r : p.prefills) j.value(r);
-  j.end_array();
-  j.field("num_prefills_with_context", p.num_with_context);
-  j.field("planner", p.packed ? "packed" : "floor_divide");
-  j.field("chunk_width", p.chunk_width);
-  j.field("align", p.align);
-  if (c.dcp > 1) j.field("local_chunk", p.local_chunk);
-  j.field("row_budget", p.row_budget);
-  j.field("gather", name(p.gather));
-  j.field("plan_built", p.built);
+  outcome["summary"] = one_line_verdict(ev);
+  j["outcome"] = outcome;
+  j["asserts"] = Json::array();
+  for (const auto& a : p.asserts)
+    j["asserts"].push_back(Json{{"stage", a.stage}, {"which", a.which}, {"detail", a.detail}, {"chunk", a.chunk},
+                                     {"kind", a.kind == FailureKind::crash ? "crash" : "assert"}});
+  j["num_decodes"] = p.num_decodes;
+  j["prefills"] = p.prefills;
+  j["num_prefills_with_context"] = p.num_with_context;
+  j["planner"] = p.packed ? "packed" : "floor_divide";
+  j["chunk_width"] = p.chunk_width;
+  j["align"] = p.align;
+  if (c.dcp > 1) j["local_chunk"] = p.local_chunk;
+  j["row_budget"] = p.row_budget;
+  j["gather"] = name(p.gather);
+  j["plan_built"] = p.built;
   if (c.dcp > 1) {
-    j.key("local_context_lens").begin_array();
-    for (int r : p.prefills) j.value(p.local_ctx[static_cast<std::size_t>(r)]);
-    j.end_array();
+    j["local_context_lens"] = Json::array();
+    for (int r : p.prefills) j["local_context_lens"].push_back(p.local_ctx[static_cast<std::size_t>(r)]);
   }
-  j.key("chunks").begin_array();
+  j["chunks"] = Json::array();
   for (const auto& ch : p.chunks) {
-    j.begin_object();
-    j.field("request_start", ch.request_start).field("request_end", ch.request_end);
-    j.field("token_start", ch.token_start).field("token_end", ch.token_end);
-    j.field("is_continuation", ch.is_continuation);
-    j.field("num_context_tokens", ch.total_tokens());
-    j.field("cu_seq_lens", ch.cu_seq_lens);
+    Json cj{{"request_start", ch.request_start},
+            {"request_end", ch.request_end},
+            {"token_start", ch.token_start},
+            {"token_end", ch.token_end},
+            {"is_continuation", ch.is_continuation},
+            {"num_context_tokens", ch.total_tokens()},
+            {"cu_seq_lens", ch.cu_seq_lens}};
     if (c.dcp > 1) {
-      j.field("num_local_context_tokens", ch.local_tokens());
-      j.field("padded_local_cu_seq_lens", ch.padded_local_cu);
+      cj["num_local_context_tokens"] = ch.local_tokens();
+      cj["padded_local_cu_seq_lens"] = ch.padded_local_cu;
     }
-    j.key("requests").begin_array();
+    cj["requests"] = Json::array();
     for (const auto& e : ch.entries) {
-      j.begin_object().field("request", e.request).field("start", e.start).field("len", e.len);
+      Json ej{{"request", e.request}, {"start", e.start}, {"len", e.len}};
       if (c.dcp > 1) {
-        j.field("local_start", e.local_start).field("padded_local_len", e.padded_local_len);
-        j.field("kept_per_rank", e.kept);
+        ej["local_start"] = e.local_start;
+        ej["padded_local_len"] = e.padded_local_len;
+        ej["kept_per_rank"] = e.kept;
       }
-      j.end_object();
+      cj["requests"].push_back(std::move(ej));
     }
-    j.end_array();
-    j.end_object();
+    j["chunks"].push_back(std::move(cj));
   }
-  j.end_array();
-  if (p.prefill_tokens_with_context) j.field("prefill_tokens_with_context", *p.prefill_tokens_with_context);
-  j.key("empty_token_ranges").begin_array();
-  for (auto [a, b] : p.empty_token_ranges) j.begin_array().value(a).value(b).end_array();
-  j.end_array();
-  j.key("invariants").begin_array();
+  if (p.prefill_tokens_with_context) j["prefill_tokens_with_context"] = *p.prefill_tokens_with_context;
+  j["empty_token_ranges"] = Json::array();
+  for (auto [a, b] : p.empty_token_ranges) j["empty_token_ranges"].push_back(Json::array({a, b}));
+  j["invariants"] = Json::array();
   for (const auto& r : ev.results) {
-    j.begin_object();
-    j.field("id", info(r.id).tag).field("name", info(r.id).name).field("verdict", name(r.verdict));
-    j.field("total_violations", r.total_violations).field("note", r.note);
-    j.key("violations").begin_array();
-    for (const auto& v : r.violations) {
-      j.begin_object().field("chunk", v.chunk).field("request", v.request).field("rank", v.rank).field("row", v.row);
-      j.field("expected", v.expected).field("got", v.got).field("reason", v.reason).end_object();
-    }
-    j.end_array();
-    j.end_object();
+    Json ij{{"id", info(r.id).tag},
+            {"name", info(r.id).name},
+            {"verdict", name(r.verdict)},
+            {"total_violations", r.total_violations},
+            {"note", r.note},
+            {"violations", Json::array()}};
+    for (const auto& v : r.violations)
+      ij["violations"].push_back(Json{{"chunk", v.chunk},
+                                      {"request", v.request},
+                                      {"rank", v.rank},
+                                      {"row", v.row},
+                                      {"expected", v.expected},
+                                      {"got", v.got},
+                                      {"reason", v.reason}});
+    j["invariants"].push_back(std::move(ij));
   }
-  j.end_array();
-  j.key("notes").begin_array();
-  for (const auto& n : p.notes) j.value(n);
-  j.end_array();
-  j.end_object();
-  os << "\n";
+  j["notes"] = p.notes;
+  return j;
 }
 
 }  // namespace cp::cli

@@ -6,11 +6,14 @@
 #include <string>
 
 #include "invariants/catalogue.h"
+#include "tools/chunkproof/json.h"
 
 namespace cp::cli {
 
 void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_rows = 40);
-void print_plan_json(std::ostream& os, const Evaluation& ev);
+// schema chunkproof.plan/2 (docs/plan-json.md)
+inline constexpr const char* kPlanSchema = "chunkproof.plan/2";
+Json plan_json(const Evaluation& ev);
 // One line: "assert fired: <which> (<detail>)" / "violation: I-6 ..." / "ok".
 std::string one_line_verdict(const Evaluation& ev);
 std::string describe(const Violation& v);

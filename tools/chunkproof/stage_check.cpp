@@ -21,7 +21,7 @@ StageRow one(const std::string& item, const std::string& expected, const std::st
   const mla::CheckResult res = mla::run_check(parse_case(line), {});
   r.got = res.one_line();
   r.as_expected = pred(res);
-  r.detail = "chunkproof check --case '" + print_case(res.ev.c) + "'";
+  r.detail = "chunkproof check --case '" + print_case(res.c) + "'";
   return r;
 }
 
@@ -64,7 +64,7 @@ std::vector<StageRow> run(const DemoOptions& opts) {
       if (res.exit_code() != 0) {
         bad = i;
         got = res.one_line();
-        r.detail = "chunkproof check --case '" + print_case(res.ev.c) + "'";
+        r.detail = "chunkproof check --case '" + print_case(res.c) + "'";
       }
     }
     r.as_expected = bad < 0;

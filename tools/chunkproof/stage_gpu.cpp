@@ -1,24 +1,263 @@
-// The GPU backend's wiring into the CLI: installs `check/bench --device gpu` (the hooks of
-// cli.h) and the demo stage "gpu". Without a GPU backend (CHUNKPROOF_GPU=OFF) the stage says
-// so and the hooks stay empty, which `check --device gpu` reports as exit 2.
+// The GPU backend's wiring into the CLI: `check --device gpu` (the same options as the CPU
+// check, parsed by cmd_check.cpp), `bench --device gpu` and the demo stage "gpu". Without a GPU
+// backend (CHUNKPROOF_GPU=OFF) the stage says so and the hooks stay empty: `--device gpu` then
+// exits 4. The kernels' entry layer (kernels/harness/) knows nothing of the CLI.
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/demo.h"
 
 #if defined(CHUNKPROOF_HAVE_GPU)
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
 #include "kernels/harness/harness.h"
+#include "kernels/harness/pipeline.h"
+#include "kernels/multi/multi_rank.h"
+#include "kernels/runtime.h"
+#include "reference/mla/check.h"
+#include "reference/mla/inputs.h"
 #endif
 
 namespace cp::cli {
 namespace {
 
 #if defined(CHUNKPROOF_HAVE_GPU)
+
+gpu::DeviceInfo require_gpu(const char* what) {
+  std::string why;
+  const auto dev = gpu::probe(why);
+  if (!dev)
+    throw CannotRun(std::string("--device gpu: ") + why + " (nothing was run; `chunkproof " + what +
+                    "` without --device gpu runs on the CPU)");
+  return *dev;
+}
+
+// Every case on the GPU against the CPU; the first 50 also run a second time unpoisoned.
+int check_gpu(const GpuCheckOptions& o) {
+  if (o.ranks > 0) {  // real DCP over o.ranks GPUs (kernels/multi/multi_rank.h); cases with dcp != ranks are n/a
+    gpu::multi::RankOptions ro;
+    ro.ranks = o.ranks;
+    ro.timeout_s = o.rank_timeout;
+    ro.quiet = o.quiet;
+    std::vector<Case> cs = o.cases;
+    if (o.random > 0) {
+      cs.clear();  // random cases with dcp = ranks instead of the single-GPU draw
+      for (long long i = 0; i < o.random; ++i)
+        cs.push_back(gpu::multi::random_case_for_ranks(o.seed, static_cast<std::uint64_t>(i), o.ranks));
+    }
+    if (cs.empty()) throw UsageError("check --device gpu --ranks: give --case, --cases or --random N");
+    return gpu::multi::check_ranks(cs, ro, std::cout, std::cerr);
+  }
+  if (o.cases.empty()) throw UsageError("check --device gpu: give --case, --cases or --random N");
+  const gpu::DeviceInfo dev = require_gpu("check");
+  if (!o.json) std::cout << "device: " << dev.name << " (" << dev.arch << ", " << dev.backend << ")\n";
+  int bad = 0, identical = 0, differing = 0, asserts = 0;
+  Json results = Json::array();
+  for (std::size_t i = 0; i < o.cases.size(); ++i) {
+    const gpu::CheckOutcome r = gpu::check_one(o.cases[i], i < 50);
+    if (!r.agree) ++bad;
+    if (r.line.rfind("assert", 0) == 0)
+      ++asserts;
+    else if (r.line.find("chunked == unchunked") != std::string::npos)
+      ++identical;
+    else
+      ++differing;
+    if (o.json) {
+      if (!r.agree || !o.quiet || o.cases.size() == 1)
+        results.push_back(Json{{"case", print_case(o.cases[i])}, {"agree", r.agree}, {"detail", r.line}});
+    } else if (!r.agree || !o.quiet || o.cases.size() == 1) {
+      std::cout << (r.agree ? "ok   " : "FAIL ") << r.line << "\n     case: " << print_case(o.cases[i]) << "\n";
+    }
+  }
+  const int rc = bad ? kExitFinding : kExitOk;
+  if (o.json) {
+    print_json(std::cout, Json{{"schema", "chunkproof.check-gpu/1"},
+                               {"device", dev.name},
+                               {"arch", dev.arch},
+                               {"backend", dev.backend},
+                               {"cases", o.cases.size()},
+                               {"identical", identical},
+                               {"differing", differing},
+                               {"asserts", asserts},
+                               {"disagreements", bad},
+                               {"exit_code", rc},
+                               {"results", results}});
+    return rc;
+  }
+  std::cout << "gpu check: " << o.cases.size() << " cases, " << identical << " chunked == unchunked, " << differing
+            << " differ (as on the CPU when agreeing), " << asserts << " assert, " << bad
+            << " disagreements with the CPU\n";
+  return rc;
+}
+
+constexpr const char* kBenchDescription =
+    R"(Times the GPU pipeline per stage with device events, for the exact path and the vLLM-style
+path separately: W warm-up runs (default 1), then N timed runs (default 5, at least 5); prints
+the median and the spread (min..max) per stage and in total, against two ceilings measured in
+the same run (a 2 GiB device-to-device copy: bytes read + written per second; an fp32 FMA
+loop: 2 flops per FMA), the fraction of its ceiling each stage reaches (median time), and
+exact / vLLM-style. Default case: DeepSeek-V3 dims (128 heads, 512/64/128/128), 4 prefills of
+64K context and 16 new tokens each, a 64K workspace:
+  version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 dims=deepseek-v3
+  ctx=65536,65536,65536,65536 q=16,16,16,16
+)";
+
+struct Spread {
+  double median = 0, min = 0, max = 0;
+};
+Spread spread_of(std::vector<double> v) {
+  Spread s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+int bench_main(Args args) {
+  CLI::App app{kBenchDescription, "chunkproof bench --device gpu"};
+  configure(app, "exit: 0, 2 bad input, 4 no GPU\n");
+  std::string device, line =
+                          "version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 "
+                          "dims=deepseek-v3 ctx=65536,65536,65536,65536 q=16,16,16,16";
+  int reps = 5, warmup = 1, ranks = 0;
+  double rank_timeout = 60;
+  app.add_option("--device", device, "gpu");
+  app.add_option("--ranks", ranks, "DCP over N GPUs: all-gather bandwidth, per-stage medians on every rank (default "
+                                   "case: dcp = N)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--rank-timeout", rank_timeout, "--ranks: seconds before a silent rank ends the run")
+      ->check(CLI::Range(1.0, 86400.0));
+  app.add_option("--case", line, "the case to time")->capture_default_str();
+  app.add_option("--reps", reps, "timed runs per path")->check(CLI::Range(5, 1000))->capture_default_str();
+  app.add_option("--warmup", warmup, "warm-up runs per path")->check(CLI::Range(0, 100))->capture_default_str();
+  if (!parse(app, args)) return kExitOk;
+  if (ranks > 0) {  // kernels/multi/multi_rank.h; the default case with dcp = ranks
+    gpu::multi::RankOptions ro;
+    ro.ranks = ranks;
+    ro.timeout_s = rank_timeout;
+    if (app.count("--case") == 0)
+      line = "version=v6-current platform=cuda workspace=65536 block=64 dcp=" + std::to_string(ranks) +
+             " interleave=1 dims=deepseek-v3 ctx=65536,65536,65536,65536 q=16,16,16,16";
+    return gpu::multi::bench_ranks(parse_case(line), reps, warmup, ro, std::cout, std::cerr);
+  }
+  const Case c = parse_case(line);
+  const Plan plan = make_plan(c);
+  if (!plan.built || (!plan.asserts.empty() && c.asserts)) throw UsageError("bench: the case does not plan");
+  const gpu::DeviceInfo dev = require_gpu("bench");
+  std::printf("device: %s (%s, %s)\ncase: %s\nchunks: %zu\nwarm-up runs: %d, timed runs: %d per path\n",
+              dev.name.c_str(), dev.arch.c_str(), dev.backend.c_str(), print_case(c).c_str(), plan.chunks.size(),
+              warmup, reps);
+  const gpu::Ceilings ce = gpu::measure_ceilings();
+  std::printf("ceilings: copy %.0f GB/s (read+write), fp32 FMA %.1f TFLOP/s\n", ce.copy_bytes_per_s * 1e-9,
+              ce.fp32_flops_per_s * 1e-12);
+  const mla::Inputs in = mla::make_inputs(c);
+  const mla::Shape& s = in.s;
+  std::int64_t keys = 0, T = 0;
+  for (int r : plan.prefills) {
+    keys += c.ctx[static_cast<std::size_t>(r)] + c.q[static_cast<std::size_t>(r)];
+    T += c.q[static_cast<std::size_t>(r)];
+  }
+  const double qkeys = static_cast<double>(keys) * static_cast<double>(T) / static_cast<double>(plan.prefills.size());
+  // Work per stage (flops: a mul and an add are 2; bytes: what the stage must move at least).
+  std::map<std::string, std::pair<double, double>> work;  // stage -> (flops, bytes)
+  work["gather"] = {0, 2.0 * static_cast<double>(keys) * s.row() * 2};
+  work["up-project K"] = {2.0 * static_cast<double>(keys) * s.L * s.N * s.Pn,
+                          static_cast<double>(keys) * s.N * s.Pn * 4};
+  work["up-project V"] = {2.0 * static_cast<double>(keys) * s.L * s.N * s.Vd,
+                          static_cast<double>(keys) * s.N * s.Vd * 4};
+  work["scores + max"] = {2.0 * qkeys * s.N * s.qk(), qkeys * s.N * 4};
+  work["exact accumulate"] = {2.0 * qkeys * s.N * s.Vd, qkeys * s.N * 4};
+  work["vllm partial"] = {2.0 * qkeys * s.N * s.Vd, qkeys * s.N * 4};
+  work["normalize"] = {0, static_cast<double>(T) * s.N * s.Vd * 4};
+  work["merge"] = {0, static_cast<double>(T) * s.N * s.Vd * 12};
+  // Per path: stage -> the timed runs' milliseconds ("total": the whole pipeline).
+  std::map<std::string, std::vector<double>> ms[2];
+  bool overflow = false;
+  for (int p = 0; p < 2; ++p) {
+    gpu::PipelineOptions po;
+    po.exact = p == 0;
+    po.vllm = p == 1;
+    po.poison = false;
+    po.time_stages = true;
+    for (int k = 0; k < warmup + reps; ++k) {
+      const gpu::PipelineResult r = gpu::run_pipeline(c, plan, in, po);
+      if (k < warmup) continue;
+      for (const auto& [stage, t] : r.stage_ms) ms[p][stage].push_back(t);
+      ms[p]["total"].push_back(r.total_ms);
+      overflow = overflow || r.overflow;
+    }
+  }
+  auto med = [&](int p, const std::string& stage) {
+    return ms[p].count(stage) ? spread_of(ms[p].at(stage)) : Spread{};
+  };
+  std::printf("\nmedian of %d runs [min..max], ms; fraction of ceiling from the median\n", reps);
+  std::printf("| stage | exact ms | vLLM-style ms | GFLOP | GB | ceiling | fraction of ceiling (exact / vLLM) |\n");
+  std::printf("|---|---:|---:|---:|---:|---|---:|\n");
+  auto frac = [&](const std::pair<double, double>& wk, double t, bool arith) {
+    if (t <= 0) return std::string("–");
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f",
+                  arith ? wk.first / (t * 1e-3) / ce.fp32_flops_per_s : wk.second / (t * 1e-3) / ce.copy_bytes_per_s);
+    return std::string(b);
+  };
+  auto cell = [](const Spread& x) {
+    if (x.median <= 0) return std::string("–");
+    char b[64];
+    std::snprintf(b, sizeof b, "%.2f [%.2f..%.2f]", x.median, x.min, x.max);
+    return std::string(b);
+  };
+  for (const char* stage : {"gather", "up-project K", "up-project V", "scores + max", "exact accumulate",
+                            "vllm partial", "merge", "normalize"}) {
+    const auto& wk = work.at(stage);
+    const Spread e = med(0, stage), v = med(1, stage);
+    if (e.median <= 0 && v.median <= 0) continue;
+    const bool arith = wk.first > 0;
+    std::printf("| %s | %s | %s | %.1f | %.2f | %s | %s / %s |\n", stage, cell(e).c_str(), cell(v).c_str(),
+                wk.first * 1e-9, wk.second * 1e-9, arith ? "fp32 FMA" : "copy", frac(wk, e.median, arith).c_str(),
+                frac(wk, v.median, arith).c_str());
+  }
+  const Spread te = med(0, "total"), tv = med(1, "total");
+  std::printf("| **total** | **%s** | **%s** | | | | |\n", cell(te).c_str(), cell(tv).c_str());
+  std::printf("\nexact / vLLM-style (medians): %.2fx (goal <= 2x)\n", te.median / tv.median);
+  std::printf("exact overflow flag: %s\n", overflow ? "SET" : "clear");
+  return kExitOk;
+}
+
+std::vector<StageRow> demo_rows(const DemoOptions& o) {
+  StageRow r;
+  r.item = "GPU bit-for-bit (chunked == unchunked == CPU)";
+  r.expected = "bit-identical";
+  std::string why;
+  if (!gpu::probe(why)) {
+    r.skipped = true;
+    r.got = "skipped: " + why;
+    return {r};
+  }
+  const int n = o.quick ? 20 : 200;
+  int bad = 0;
+  for (int i = 0; i < n; ++i) {
+    const Case c = mla::random_case(Version::v6_current, Platform::rocm, 7, static_cast<std::uint64_t>(i));
+    if (!gpu::check_one(c, false).agree) ++bad;
+  }
+  r.as_expected = bad == 0;
+  r.got = bad ? std::to_string(bad) + "/" + std::to_string(n) + " cases disagree"
+              : std::to_string(n) + " random cases agree";
+  r.detail = "chunkproof check --device gpu --random " + std::to_string(n) + " --seed 7";
+  return {r};
+}
+
 [[maybe_unused]] const bool installed = [] {
-  gpu_hooks().check = gpu::check_main;
-  gpu_hooks().bench = gpu::bench_main;
+  gpu_hooks().check = check_gpu;
+  gpu_hooks().bench = bench_main;
+  gpu_hooks().backend = CHUNKPROOF_GPU_BACKEND;
   return true;
 }();
 
-std::vector<StageRow> run(const DemoOptions& o) { return gpu::demo_rows(o); }
+std::vector<StageRow> run(const DemoOptions& o) { return demo_rows(o); }
 #else
 std::vector<StageRow> run(const DemoOptions&) {
   StageRow r;
