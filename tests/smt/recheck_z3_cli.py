@@ -51,7 +51,7 @@ def main() -> int:
                 jobs += mine
             with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
                 answers = pool.map(
-                    lambda f: (f, subprocess.run([z3, "-T:60", str(f)], stdout=subprocess.PIPE, text=True).stdout), jobs)
+                    lambda f: (f, subprocess.run([z3, "-T:180", str(f)], stdout=subprocess.PIPE, text=True).stdout), jobs)
                 for f, ans in answers:
                     checked += 1
                     if ans.strip() != "unsat":
