@@ -200,6 +200,43 @@ std::string replay_summary(const Evaluation& ev, InvariantId id, bool& agrees) {
   return s;
 }
 
+// The export in a canonical form, so it is a function of the query alone (tests/smt/golden):
+// Z3 names let-bound terms after AST ids (?x276, $x280), which depend on what the context built
+// before; they are renamed ?t1, $t2, ... in order of first appearance. The declarations are sorted.
+std::string canonical_smt2(const std::string& body) {
+  std::vector<std::string> decls;
+  std::string out, rest;  // out: the lines before the first declaration
+  std::istringstream in(body);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("(declare-fun ", 0) == 0)
+      decls.push_back(line);
+    else
+      (decls.empty() ? out : rest) += line + "\n";
+  }
+  std::sort(decls.begin(), decls.end());
+  for (const auto& d : decls) out += d + "\n";
+  std::map<std::string, std::string> names;
+  for (std::size_t i = 0; i < rest.size();) {
+    const char ch = rest[i];
+    if ((ch == '?' || ch == '$') && i + 1 < rest.size() && rest[i + 1] == 'x') {
+      std::size_t j = i + 2;
+      while (j < rest.size() && rest[j] >= '0' && rest[j] <= '9') ++j;
+      if (j > i + 2) {
+        const std::string tok = rest.substr(i, j - i);
+        auto it = names.find(tok);
+        if (it == names.end())
+          it = names.emplace(tok, std::string(1, ch) + "t" + std::to_string(names.size() + 1)).first;
+        out += it->second;
+        i = j;
+        continue;
+      }
+    }
+    out += ch;
+    ++i;
+  }
+  return out;
+}
+
 void write_smt2(const std::string& dir, const TaskKey& key, int idx, const Step& st, const Encoding& enc,
                 const std::string& domain, const std::string& body, const Domain& dom) {
   std::filesystem::create_directories(dir);
@@ -221,7 +258,7 @@ void write_smt2(const std::string& dir, const TaskKey& key, int idx, const Step&
     << (st.direct ? " (a counterexample to the invariant)" : " (the lemma chain is broken)") << "\n"
     << "; inputs:";
   for (const auto& [n, e] : enc.shown) o << " " << n;
-  o << "\n" << body;
+  o << "\n" << canonical_smt2(body);
 }
 
 // Uninterpreted constants of a term.

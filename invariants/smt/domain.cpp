@@ -1,0 +1,133 @@
+// The domain of a case: the engine parameters (B, W, I, S sized by the version's rule), the
+// packed planner's split grid, model -> replayable case; and the planner terms the encoders read
+// off the templates (round_up's quotient, dcp_local_len's base and rem, the forward asserts).
+#include <stdexcept>
+
+#include "invariants/smt/encode_internal.h"
+#include "reference/dcp/ownership.h"
+
+namespace cp::smt::detail {
+
+std::int64_t get(const z3::model& m, const expr& e) {
+  std::int64_t v = 0;
+  if (!m.eval(e, true).is_numeral_i64(v)) throw std::logic_error("model value is not a 64-bit integer");
+  return v;
+}
+
+// The forward asserts (steps.h, as record_forward_asserts calls them): toks <= R // (W + 1)
+// with R = workspace_rows(S), and toks * W <= S.
+expr forward_asserts_hold(const expr& toks, const expr& S, const expr& W) {
+  return steps::forward_fits_allgather_offset(toks, steps::workspace_rows(S, W, true), W) &&
+         steps::forward_fits_workspace(toks, W, S);
+}
+
+expr arg0_of_product(const expr& e) {
+  if (!e.is_app() || e.decl().decl_kind() != Z3_OP_MUL || e.num_args() != 2)
+    throw std::logic_error("not a product: " + e.to_string());
+  return e.arg(0);
+}
+// Read off the term ownership.h builds, so a lemma about base and rem is about its own terms.
+OwnershipTerms ownership_terms(const expr& dl) {
+  auto fail = [&]() { return std::logic_error("dcp_local_len's term changed shape: " + dl.to_string()); };
+  auto is = [](const expr& e, Z3_decl_kind k) { return e.is_app() && e.decl().decl_kind() == k; };
+  // The branch of an ite that satisfies `pick` (Z3 may store ite(!c, a, b) as ite(c, b, a)).
+  auto branch = [&](const expr& ite, auto pick) {
+    if (!is(ite, Z3_OP_ITE)) throw fail();
+    if (pick(ite.arg(1))) return ite.arg(1);
+    if (pick(ite.arg(2))) return ite.arg(2);
+    throw fail();
+  };
+  if (!is(dl, Z3_OP_ADD) || dl.num_args() != 2) throw fail();
+  // min(max(x, 0), I): the branch that is the max term; max(x, 0): the branch that is not 0.
+  const expr mx = branch(dl.arg(1), [&](const expr& e) { return is(e, Z3_OP_ITE); });
+  const expr x = branch(mx, [](const expr& e) { return !e.is_numeral(); });
+  if (!is(x, Z3_OP_SUB) || x.num_args() != 2) throw fail();  // x = rem - r*I
+  return {dl.arg(0), x.arg(0)};
+}
+
+// The packed planner's split grid (Domain::split_blocks x divisors x dcp 1..dcp_max).
+std::vector<Triple> packed_grid(const Domain& d) {
+  std::vector<Triple> g;
+  for (std::int64_t B : d.split_blocks) {
+    if (B > d.block_max) continue;
+    std::vector<std::int64_t> is;
+    for (std::int64_t i = 1; i <= 64; i *= 2)
+      if (B % i == 0 && i <= d.interleave_max) is.push_back(i);
+    if (B > 64 && B <= d.interleave_max) is.push_back(B);
+    for (std::int64_t I : is)
+      for (std::int64_t W = 1; W <= d.dcp_max; ++W) g.push_back({B, W, I});
+  }
+  return g;
+}
+
+// The quotient q of S = q*A produced by round_up in arith::workspace_v5/v6, read off the term
+// (v6: ite(W == 1, S0, q*A)).
+std::optional<expr> roundup_quotient(expr s) {
+  if (s.is_app() && s.decl().decl_kind() == Z3_OP_ITE) s = s.arg(2);
+  if (s.is_app() && s.decl().decl_kind() == Z3_OP_MUL && s.num_args() == 2) return s.arg(0);
+  return std::nullopt;
+}
+
+// The engine parameters and the workspace over the declared domain.
+Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp, std::int64_t wmin,
+                   std::int64_t wmax, const Triple* concrete) {
+  Common c{ctx.int_const("max_model_len"),
+           ctx.int_const("max_num_seqs"),
+           ctx.int_const("block"),
+           ctx.int_const("dcp"),
+           ctx.int_const("interleave"),
+           ctx.int_const("S"),
+           ctx.int_const("block_div_interleave"),
+           d.workspace_max == 0,
+           ctx.int_const("S")};
+  if (concrete) {  // split case: B, W, I are numerals, every division is by a constant
+    c.B = ctx.int_val(concrete->B);
+    c.W = ctx.int_val(concrete->W);
+    c.I = ctx.int_val(concrete->I);
+    c.bi = ctx.int_val(concrete->B / concrete->I);
+  }
+  fact(enc, c.B >= 1, {c.B});
+  bound(enc, c.B <= ctx.int_val(d.block_max), {c.B});
+  if (!info(v).supports_interleave) fact(enc, c.I == 1, {c.I});
+  fact(enc, c.I >= 1 && c.I <= c.B, {c.I});
+  bound(enc, c.I <= ctx.int_val(d.interleave_max), {c.I});
+  fact(enc, c.bi >= 1 && c.B == c.I * c.bi, {c.B, c.I});  // I | B (I-11, enforced by the case format)
+  if (!dcp) {
+    fact(enc, c.W == 1, {c.W});
+  } else {
+    fact(enc, c.W >= ctx.int_val(wmin), {c.W});
+    bound(enc, c.W <= ctx.int_val(wmax), {c.W});
+  }
+  if (c.sized) {
+    fact(enc, c.mml >= 1, {c.mml});
+    bound(enc, c.mml <= ctx.int_val(d.mml_max), {c.mml});
+    fact(enc, c.mns >= 1, {c.mns});
+    bound(enc, c.mns <= ctx.int_val(d.mns_max), {c.mns});
+    c.Sexpr = steps::workspace_size(info(v), c.mml, c.mns, c.B, c.W, c.I);
+    fact(enc, c.S == c.Sexpr, {c.S});
+  } else {
+    fact(enc, c.mml == 0 && c.mns == 0, {c.mml, c.mns});
+    fact(enc, c.S >= 1 && c.S <= ctx.int_val(d.workspace_max), {c.S});
+  }
+  enc.shown.insert(enc.shown.end(), {{"block", c.B}, {"dcp", c.W}, {"interleave", c.I}, {"S", c.S}});
+  if (c.sized) enc.shown.insert(enc.shown.end(), {{"max_model_len", c.mml}, {"max_num_seqs", c.mns}});
+  return c;
+}
+
+Case base_case(const z3::model& m, const Common& c, Version v, Platform p) {
+  Case k;
+  k.version = v;
+  k.platform = p;
+  if (c.sized) {
+    k.max_model_len = get(m, c.mml);
+    k.max_num_seqs = get(m, c.mns);
+  } else {
+    k.workspace = get(m, c.S);
+  }
+  k.block = get(m, c.B);
+  k.dcp = get(m, c.W);
+  k.interleave = get(m, c.I);
+  return k;
+}
+
+}  // namespace cp::smt::detail

@@ -1,0 +1,64 @@
+// Internal to the encoders (invariants/smt/): the domain of a case (engine parameters, the
+// version's sizing, the packed split grid, model -> case), the planner terms the encoders read
+// off the templates, and the two family encoders.
+#pragma once
+
+#include <z3++.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "invariants/smt/encode.h"
+#include "reference/planner/steps.h"
+
+namespace cp::smt::detail {
+
+using z3::expr;
+
+// The prover's cases are (version, platform) with vLLM's default builder (dense); the steps
+// themselves are reference/planner/steps.h, the same templates the planner runs.
+constexpr Builder kBuilder = Builder::dense;
+
+std::int64_t get(const z3::model& m, const expr& e);
+inline bool is_packed(Version v) { return info(v).packed; }
+
+// ---- domain (domain.cpp) -----------------------------------------------------------------
+struct Triple {
+  std::int64_t B, W, I;
+};
+// The packed planner's split grid (Domain::split_blocks x divisors x dcp 1..dcp_max).
+std::vector<Triple> packed_grid(const Domain& d);
+
+struct Common {
+  expr mml, mns, B, W, I, S, bi;
+  bool sized;
+  expr Sexpr;  // the sizing term S is defined as (sized) or S itself
+};
+// The engine parameters and the workspace over the declared domain (concrete: a split case).
+Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp, std::int64_t wmin,
+                   std::int64_t wmax, const Triple* concrete = nullptr);
+Case base_case(const z3::model& m, const Common& c, Version v, Platform p);
+
+// ---- planner terms read off the templates (domain.cpp) -------------------------------------
+// The quotient q of S = q*A produced by round_up in arith::workspace_v5/v6.
+std::optional<expr> roundup_quotient(expr s);
+// The forward asserts every DCP forward runs on a chunk of `toks` local rows (steps.h).
+expr forward_asserts_hold(const expr& toks, const expr& S, const expr& W);
+// dcp_local_len(e, W, r, I) = base + min(max(rem - r*I, 0), I) (reference/dcp/ownership.h):
+// base and rem read off the term ownership.h builds.
+struct OwnershipTerms {
+  expr base, rem;
+};
+OwnershipTerms ownership_terms(const expr& dl);
+expr arg0_of_product(const expr& e);
+
+// ---- the families ---------------------------------------------------------------------------
+// Invariants with a closed lemma chain (symbolic B, W, I; unbounded).
+bool lemma_chain_encoded(InvariantId id, bool dcp, bool sized);
+// The packed planner's mode for one invariant: "split" (concrete grid) or the lemma chains.
+bool packed_split_mode(InvariantId id, const Domain& d);
+Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Domain& d);
+Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Domain& d);
+
+}  // namespace cp::smt::detail

@@ -1,0 +1,124 @@
+// The old planner (v0-early .. v4-pr47327, pr41229): M = round_down(S // n, round_to) through
+// steps::old_chunk_width; the prefill count n is split concretely (1 .. prefills_max) because
+// the version divides by it; an arbitrary chunk index c stands for every chunk. Direct queries,
+// each sliced to its goal's cone of influence.
+#include "invariants/smt/encode_internal.h"
+#include "reference/dcp/ownership.h"
+
+namespace cp::smt::detail {
+
+Encoding encode_old(z3::context& ctx, Z3Scope&, const TaskKey& key, const Domain& d) {
+  Encoding enc;
+  using enum InvariantId;
+  const InvariantId inv = key.invariant;
+  const VersionInfo& vi = info(key.version);
+  const bool needs_dcp = inv == I1_workspace_div_dcp || inv == I6_virtual_block_alignment ||
+                         inv == I7_local_row_budget || inv == I8_local_length_bookkeeping || inv == I9_reorg_exact ||
+                         inv == I10_gather_start_semantics;
+  if (needs_dcp && (!vi.supports_dcp || d.dcp_max < 2)) {
+    enc.na = "no DCP in this version/domain";
+    return enc;
+  }
+  const bool page_gather = inv == I5_page_aligned_starts;
+  if (page_gather && vi.gather_without_dcp != GatherKind::page_rounding) {
+    enc.na = "this version uses the token-major or cp_gather kernel: arbitrary starts are exact";
+    return enc;
+  }
+  const bool dcp = needs_dcp;
+  const std::int64_t n = key.split + 1;
+  Common c = make_common(ctx, enc, d, key.version, dcp || (!page_gather && vi.supports_dcp && d.dcp_max >= 2),
+                         dcp ? 2 : 1, vi.supports_dcp ? d.dcp_max : 1);
+  const expr &S = c.S, &W = c.W, &I = c.I, &B = c.B;
+  if (c.sized) fact(enc, c.mns >= ctx.int_val(n), {c.mns});  // a step has at most max_num_seqs prefills
+  const expr nn = ctx.int_val(n);
+  const expr M = steps::old_chunk_width(vi, key.platform, kBuilder, S, nn, B, W);
+  std::vector<expr> cxs;
+  expr maxctx = ctx.int_val(0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    cxs.push_back(ctx.int_const(("ctx" + std::to_string(i)).c_str()));
+    fact(enc, cxs.back() >= 1 && cxs.back() <= ctx.int_val(d.ctx_max), {cxs.back()});
+    enc.shown.push_back({"ctx" + std::to_string(i), cxs.back()});
+    maxctx = cp::max(maxctx, cxs.back());
+  }
+  const expr cc = ctx.int_const("chunk");
+  enc.shown.insert(enc.shown.end(), {{"M", M}, {"chunk", cc}});
+  // Plan built: M > 0 (else the planner asserts), chunk index c in [0, K).
+  const expr built = M > 0;
+  const expr K = arith::old_num_chunks(maxctx, M);  // witness guarded by M > 0 (z3_ops.h)
+  fact(enc, cc >= 0, {cc});
+  const expr in_plan = built && cc < K;
+  enc.built = built;
+  enc.method = "split n = " + std::to_string(n) + ", symbolic B/W/I, arbitrary chunk index";
+  // Counterexample search tries replayable sizes first (few chunks, small contexts).
+  enc.search_hints.push_back(z3::implies(built, K <= 64));
+  enc.search_hints.push_back(B <= 1024);
+  enc.search_hints.push_back(maxctx <= ctx.int_val(300000));
+  // Prefer models where the init assert (I-1) does not fire first, so the replay shows the
+  // invariant itself; the search falls back to all models when none exists.
+  if (dcp && inv != I1_workspace_div_dcp) enc.search_hints.push_back(cp::floormod(S, W) == 0 && W <= 16);
+  enc.to_case = [c, cxs, key](const z3::model& m) {
+    Case k = base_case(m, c, key.version, key.platform);
+    for (const auto& x : cxs) {
+      k.ctx.push_back(get(m, x));
+      k.q.push_back(16);
+    }
+    return k;
+  };
+  auto step = [&](std::string name, std::string comment, expr goal, bool direct = true) {
+    enc.steps.push_back({std::move(name), std::move(comment), std::move(goal), std::nullopt, direct});
+  };
+  const expr PL = dcp ? steps::old_local_chunk(vi, M, I, W) : ctx.int_val(0);
+  const auto entry0 = steps::old_entry(vi, cxs[0], cc, M, PL, I, W);
+  const expr &start = entry0.start, &len0 = entry0.len, &local_start = entry0.local_start;
+  auto local_len = [&](const expr& cx) { return steps::old_entry(vi, cx, cc, M, PL, I, W).padded_local_len; };
+
+  switch (inv) {
+    case I1_workspace_div_dcp:
+      step("S-mod-W", "under DCP the version's S is a multiple of W", cp::floormod(S, W) == 0);
+      break;
+    case I2_nonempty_chunk_width:
+      step("M-positive", "M = round_down(S // n, round_to) > 0 for n <= max_num_seqs prefills", M > 0);
+      break;
+    case I3_coverage: {
+      const expr E0 = cp::min(cxs[0], cc * M), E1 = cp::min(cxs[0], (cc + 1) * M);
+      step("tiling", "chunk c's span of request 0 is [min(ctx, c*M), min(ctx, (c+1)*M))",
+           z3::implies(in_plan, len0 == E1 - E0 && z3::implies(len0 > 0, start == E0)));
+      step("covered", "K chunks cover the longest context: K*M >= ctx", z3::implies(built, K * M >= cxs[0]));
+      break;
+    }
+    case I4_global_row_budget: {
+      expr sum = ctx.int_val(0);
+      for (const auto& x : cxs) sum = sum + arith::old_span_len(x, cc, M);
+      step("budget", "sum over the n prefills of chunk c's spans <= S", z3::implies(in_plan, sum <= S));
+      break;
+    }
+    case I5_page_aligned_starts:
+      fact(enc, W == 1, {W});
+      step("page-aligned", "every non-empty span starts at a multiple of B (page-rounding gather)",
+           z3::implies(in_plan && len0 > 0, cp::floormod(start, B) == 0));
+      break;
+    case I6_virtual_block_alignment:
+      step("aligned", "a non-zero start is a multiple of V = I*W and local_start*W == start",
+           z3::implies(in_plan && len0 > 0 && cc >= 1, cp::floormod(start, I * W) == 0 && local_start * W == start));
+      break;
+    case I7_local_row_budget: {
+      expr toks = ctx.int_val(0);
+      for (const auto& x : cxs) toks = toks + local_len(x);
+      step("budget", "toks = sum of padded local lengths of chunk c: the forward asserts (steps.h) hold",
+           z3::implies(in_plan, forward_asserts_hold(toks, S, W)));
+      break;
+    }
+    case I10_gather_start_semantics: {
+      const expr rk = ctx.int_const("rank");
+      fact(enc, rk >= 0 && rk < W, {rk});
+      enc.shown.push_back({"rank", rk});
+      step("gather-start", "every rank's gather starts at its first local slot of the span",
+           z3::implies(in_plan && len0 > 0, local_start == dcp_local_len(start, W, rk, I)));
+      break;
+    }
+    default: enc.na = "not encoded";
+  }
+  return enc;
+}
+
+}  // namespace cp::smt::detail

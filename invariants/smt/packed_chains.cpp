@@ -1,0 +1,361 @@
+// The packed planner's closed lemma chains (symbolic B, W, I: unbounded results), one encoder per
+// invariant on a LemmaChain. Each step is its own query over exactly the hypotheses it lists
+// (domain facts, witness definitions, earlier steps); nonlinear facts enter only as instances of
+// one generic, separately proved monotonicity lemma, so every query is linear over named
+// monomials (docs/proving.md, "Closed lemma chains").
+#include <stdexcept>
+#include <string>
+
+#include "invariants/smt/packed_step.h"
+#include "reference/dcp/ownership.h"
+
+namespace cp::smt::detail {
+namespace {
+
+using enum InvariantId;
+
+// What every chain of this case shares: the sizing's round_up (I-1, I-2), P = I*W >= 1,
+// start = P*Tq and local_start = Tq*I under DCP, the definedness hypotheses, and the
+// context-free request's branch of the greedy step.
+ChainFacts prelude(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding& enc, LemmaChain& lc) {
+  const expr &S = p.S, &W = p.W, &I = p.I, &B = p.B, &V = p.V, &start = p.start;
+  const bool dcp = p.dcp;
+  const InvariantId inv = p.key.invariant;
+  const std::vector<expr> dB = lc.dom(B), dW = lc.dom(W), dI = lc.dom(I);
+  // Sizing: S = qU * A with A the alignment the sizing rounds to (lcm(B, I*W) under DCP, B
+  // without) and qU >= 1. v6 without DCP does not round (S = S0): handled separately.
+  const bool rounds = p.c.sized && (dcp || info(p.key.version).sizing == SizingRule::packed_v5);
+  std::optional<expr> Lsym, Ldef, qU, sizedS, qUpos, apos;
+  if (!sc.lcms().empty()) {
+    Lsym = sc.lcms().front().l;
+    Ldef = lc.def_of(*Lsym);
+  }
+  const expr A = dcp ? *Lsym : B;
+  const std::vector<expr> dS = lc.dom(S);
+  // The sizing's select(W == 1, ...) terms: rewrite them with the case's value of W == 1
+  // (congruence, checked by the prover) so no product has an ite factor.
+  const expr w1 = W == 1;
+  const expr w1v = ctx.bool_val(!dcp);
+  const expr w1eq = lc.closed("W-eq-1-case", dcp ? "this case has W >= 2" : "this case has W = 1", w1 == w1v, dW);
+  if (rounds && (inv == I1_workspace_div_dcp || inv == I2_nonempty_chunk_width)) {
+    qU = roundup_quotient(p.c.Sexpr);
+    if (!qU) throw std::logic_error("sizing is not a round_up");
+    const std::vector<expr> aPos = dcp ? std::vector<expr>{*Ldef} : dB;
+    std::vector<expr> sdef;
+    for (const auto& f : dS) sdef.push_back(lc.rewrite(f, w1, w1v, w1eq));
+    const expr qdef = lc.rewrite(lc.def_of(*qU), w1, w1v, w1eq);
+    sizedS = lc.closed("sized-S", "the version's S is round_up(x, A) = qU*A (A = lcm(B, I*W) under DCP, else B)",
+                       S == *qU * A, sdef);
+    apos = lc.closed("A-positive", "the sizing's alignment A >= 1", A >= 1, aPos);
+    qUpos =
+        lc.closed("sized-quotient-positive", "x >= S0 >= 1, so A*qU >= x >= 1 and qU >= 1", *qU >= 1,
+                  LemmaChain::cat(LemmaChain::cat(lc.dom(p.c.mml), lc.dom(p.c.mns)), {*apos, qdef, lc.mono(A, *qU)}));
+  }
+  // Under DCP: P = I*W >= 1, align = P*m, start = P*Tq, local_start = Tq*I.
+  std::optional<expr> Ppos, startPT, qLstep;
+  expr Tq = p.ks;
+  if (dcp) {
+    Ppos = lc.closed("IW-positive", "I >= 1, W >= 2 give I*W >= 2", V >= 1 && W >= 1 && I >= 1,
+                     LemmaChain::cat(LemmaChain::cat(dI, dW), {lc.mono(I, W - 1)}));
+    std::vector<expr> h = lc.dom(start);
+    if (p.aligns_to_block) {
+      const expr m = sc.lcms().front().y;
+      Tq = m * p.ks;
+      h.push_back(*Ldef);
+      h.push_back(lc.mono(m, p.ks));
+    }
+    startPT = lc.closed("start-multiple-of-IW", "start = align*ks and align = (I*W)*m, so start = (I*W)*Tq, Tq >= 0",
+                        start == V * Tq && Tq >= 0, h);
+    const expr qL = cp::cdiv(start, V);
+    qLstep = lc.closed("local-start", "cdiv((I*W)*Tq, I*W) = Tq, so padded_local_rows(start) = Tq*I", qL == Tq,
+                       {*startPT, lc.def_of(qL), *Ppos, lc.mono(V, Tq - qL)});
+  }
+  {  // definedness: every divisor (B, I*W, W, I, lcm, the sizing's select) is positive
+    std::vector<expr> h = LemmaChain::cat(LemmaChain::cat(dB, dW), dI);
+    if (Ldef) h.push_back(*Ldef);
+    h.push_back(dcp ? *Ppos : lc.mono(I, W));
+    enc.definedness_hyps = h;
+  }
+  {  // The other branch of the greedy step: a request without context closes the open chunk and
+     // takes nothing. The state after it (rows := 0, next start 0 = align*0) satisfies the
+     // induction hypothesis again (0 <= rows <= row_budget held before), so the step for
+     // ctx >= 1 encoded in PackedStep is the only one left to prove.
+    const expr nc = ctx.int_const("next_ctx");
+    const expr zero = ctx.int_val(0);
+    lc.closed("ctx-free-request", "ctx == 0 closes the chunk: rows := 0 and start := 0 are in the hypothesis again",
+              z3::implies(steps::packed_closes_chunk_without_context(nc),
+                          zero <= p.pp.row_budget && zero == p.pp.align * zero),
+              lc.dom(p.rows));
+  }
+  return {rounds, dB, dW, dI, dS, Lsym, Ldef, A, qU, sizedS, qUpos, apos, Ppos, startPT, qLstep, Tq};
+}
+
+void chain_I1([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+              [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  const auto& L = sc.lcms().front();
+  const expr K = p.I * L.y * *f.qU;
+  const expr sWK =
+      lc.closed("S-is-W-times", "S = qU*A and A = (I*W)*y, so S = W*(I*y*qU)", p.S == p.W * K, {*f.sizedS, *f.Ldef});
+  const expr qS = cp::floordiv(p.S, p.W);
+  const expr qSstep =
+      lc.closed("S-div-W", "floordiv(W*K, W) = K", qS == K, {sWK, lc.def_of(qS), *f.Ppos, lc.mono(p.W, K - qS)});
+  lc.closed("S-mod-W", "S mod W == 0", cp::floormod(p.S, p.W) == 0, {sWK, qSstep}, true);
+}
+
+void chain_I2([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+              [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  expr sgeA = p.S >= f.A;
+  if (f.rounds) {
+    sgeA = lc.closed("S-ge-A", "S = qU*A with qU >= 1", p.S >= f.A,
+                     {*f.sizedS, *f.qUpos, *f.apos, lc.mono(f.A, *f.qU - 1)});
+  } else if (!p.aligns_to_block) {  // v6 without DCP, align 1: S = S0 >= 8 >= 1
+    sgeA = lc.closed("S0-positive", "min(max(8*mml, 4*mns*B), 65536) >= 1", p.S >= 1,
+                     LemmaChain::cat(LemmaChain::cat(f.dS, f.dW), lc.dom(p.c.mml)));
+  } else {  // v6 without DCP: S = S0 = min(max(8*mml, 4*mns*B), 65536) >= B needs B <= 65536
+    enc.method += "; v6 without DCP: bounded by block <= " + std::to_string(p.d->block_max) + " (S0 <= 65536)";
+    sgeA = lc.closed("S0-ge-B", "min(max(8*mml, 4*mns*B), 65536) >= B for 1 <= B <= 65536", p.S >= f.A,
+                     LemmaChain::cat(LemmaChain::cat(LemmaChain::cat(LemmaChain::cat(LemmaChain::cat(f.dS, f.dW), f.dB),
+                                                                     lc.bounds_of(p.B)),
+                                                     lc.dom(p.c.mns)),
+                                     {lc.mono(p.B, p.c.mns - 1)}));
+  }
+  expr aPos = p.pp.align >= 1;
+  std::vector<expr> h{sgeA};
+  if (p.dcp) {
+    if (p.aligns_to_block) {
+      h.push_back(*f.Ldef);
+    } else {  // rocm: align = I*W <= lcm
+      const expr le = lc.closed("align-le-A", "A = (I*W)*y with y >= 1, so I*W <= A", p.pp.align <= f.A,
+                                {*f.Ldef, *f.Ppos, lc.mono(p.V, sc.lcms().front().y - 1)});
+      h.push_back(le);
+      h.push_back(*f.Ppos);
+    }
+  } else if (p.aligns_to_block) {
+    h = LemmaChain::cat(h, f.dB);
+  }
+  if (!(p.dcp || p.aligns_to_block)) {  // align = 1: Mmax = S
+    lc.closed("Mmax-positive", "Mmax = round_down(S, 1) = S >= 1", p.pp.Mmax > 0, LemmaChain::cat({sgeA}, f.dB), true);
+    return;
+  }
+  const expr qM = cp::floordiv(p.S, p.pp.align);
+  const expr qMpos = lc.closed("S-div-align-positive", "S >= align: floordiv(S, align) >= 1", qM >= 1,
+                               LemmaChain::cat(h, {lc.def_of(qM), lc.mono(p.pp.align, qM)}));
+  lc.closed("Mmax-positive", "Mmax = floordiv(S, align)*align >= align >= 1", p.pp.Mmax > 0,
+            LemmaChain::cat(h, {qMpos, lc.mono(p.pp.align, qM - 1)}), true);
+}
+
+void chain_I4([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+              [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  const expr tot = ctx.int_const("chunk_tokens");
+  enc.shown.push_back({"chunk_tokens", tot});
+  const expr len = z3::ite(p.take_all, p.remaining, p.split);
+  const expr nd = z3::ite(p.take_all, p.full, p.need(p.start, p.split));
+  const std::vector<expr> dk = lc.dom(p.k), dr = lc.dom(p.rows);
+  if (!p.dcp) {
+    fact(enc, tot >= 0 && tot == p.rows, {tot});
+    lc.closed("budget", "without DCP rows are tokens: rows + len <= S",
+              z3::implies(p.take_all || p.k >= 1, tot + len <= p.S),
+              LemmaChain::cat(LemmaChain::cat(lc.dom(tot), dk), dr), true);
+    return;
+  }
+  fact(enc, tot >= 0 && tot <= p.W * p.rows, {tot});
+  const expr ns = p.need(p.start, p.split);
+  const expr qEa = cp::cdiv(p.start + p.remaining, p.V), qEs = cp::cdiv(p.start + p.split, p.V);
+  const expr la = lc.closed("len-le-W-need-all", "cdiv(start+len, I*W)*(I*W) >= start+len: len <= W*need",
+                            p.remaining <= p.W * p.full, {*f.startPT, *f.qLstep, lc.def_of(qEa), *f.Ppos});
+  const expr ls = lc.closed("len-le-W-need-split", "same for the split piece", p.split <= p.W * ns,
+                            {*f.startPT, *f.qLstep, lc.def_of(qEs), *f.Ppos});
+  const expr qS = cp::floordiv(p.S, p.W);
+  const expr wrb = lc.closed("W-rb-le-S", "W*(S // W) <= S", p.W * p.pp.row_budget <= p.S, {lc.def_of(qS), *f.Ppos});
+  const expr wa = lc.closed("W-rows-all", "rows + need <= S // W implies W*rows + W*need <= S",
+                            z3::implies(p.rows + p.full <= p.pp.row_budget, p.W * p.rows + p.W * p.full <= p.S),
+                            {wrb, *f.Ppos, lc.mono(p.W, p.pp.row_budget - p.rows - p.full)});
+  const expr wsp = lc.closed("W-rows-split", "same for the split piece",
+                             z3::implies(p.rows + ns <= p.pp.row_budget, p.W * p.rows + p.W * ns <= p.S),
+                             {wrb, *f.Ppos, lc.mono(p.W, p.pp.row_budget - p.rows - ns)});
+  lc.closed("budget", "tot + len <= W*rows + W*need <= S (linear over the products)",
+            z3::implies((p.take_all || p.k >= 1) && p.rows + nd <= p.pp.row_budget, tot + len <= p.S),
+            LemmaChain::cat(lc.dom(tot), {la, ls, wa, wsp}), true);
+  lc.abstract_last_products();
+}
+
+void chain_I6([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+              [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  const expr qF = cp::floordiv(p.start, p.V);
+  const expr qFstep = lc.closed("start-div-IW", "floordiv((I*W)*Tq, I*W) = Tq", qF == f.Tq,
+                                {*f.startPT, lc.def_of(qF), *f.Ppos, lc.mono(p.V, f.Tq - qF)});
+  lc.closed("aligned", "a non-zero start is a multiple of V and local_start*W == start",
+            z3::implies(p.start > 0, cp::floormod(p.start, p.V) == 0 && p.local_start * p.W == p.start),
+            {*f.startPT, qFstep, *f.qLstep}, true);
+}
+
+void chain_I7([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+              [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  // The planner's own tests (packed_takes_all / packed_split_fits): the chunk's rows after
+  // adding the piece (packed_need, its padded_local_len) stay <= row_budget = S // W; then
+  // the forward asserts of steps.h hold for them.
+  const expr ns = p.need(p.start, p.split);
+  const expr toks_all = p.rows + p.full, toks_split = p.rows + ns;
+  const expr bud = lc.closed(
+      "budget", "the chunk's padded local rows stay <= S // W after adding the piece (take_all or fits_k)",
+      z3::implies(p.take_all, toks_all <= p.pp.row_budget) && z3::implies(!p.take_all, toks_split <= p.pp.row_budget),
+      lc.dom(p.k));
+  const expr qS = cp::floordiv(p.S, p.W);
+  const expr qR = cp::floordiv(steps::workspace_rows(p.S, p.W, true), p.W + 1);
+  const expr off =
+      lc.closed("allgather-offset", "R = S + S//W = (W+1)*(S//W) + S mod W and S mod W < W+1: R // (W+1) = S // W",
+                qR == qS, {lc.def_of(qS), lc.def_of(qR), *f.Ppos, lc.mono(p.W + 1, qR - qS)});
+  lc.closed("forward-asserts", "toks <= S // W gives toks <= R // (W+1) = allgather_offset and toks*W <= S",
+            z3::implies(p.take_all, forward_asserts_hold(toks_all, p.S, p.W)) &&
+                z3::implies(!p.take_all, forward_asserts_hold(toks_split, p.S, p.W)),
+            {bud, off, lc.def_of(qS), *f.Ppos, lc.mono(p.W, qS - toks_all), lc.mono(p.W, qS - toks_split)}, true);
+}
+
+void chain_I10([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+               [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  const expr r = ctx.int_const("rank");
+  fact(enc, r >= 0 && r < p.W, {r});
+  enc.shown.push_back({"rank", r});
+  const expr q1 = cp::floordiv(p.start, p.I);
+  const expr q1s = lc.closed("start-div-I", "floordiv(I*(W*Tq), I) = W*Tq", q1 == p.W * f.Tq,
+                             {*f.startPT, lc.def_of(q1), *f.Ppos, lc.mono(p.I, p.W * f.Tq - q1)});
+  const expr q2 = cp::floordiv(q1, p.W);
+  const expr q2s =
+      lc.closed("div-W", "floordiv(W*Tq, W) = Tq", q2 == f.Tq, {q1s, lc.def_of(q2), *f.Ppos, lc.mono(p.W, f.Tq - q2)});
+  lc.closed("gather-start", "every rank's first local slot of the span is local_start: base = Tq*I, rem = 0",
+            dcp_local_len(p.start, p.W, r, p.I) == p.local_start,
+            LemmaChain::cat(lc.dom(r), {*f.startPT, q1s, q2s, *f.qLstep, *f.Ppos, lc.mono(p.I, r)}), true);
+}
+
+void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+                 [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc,
+                 [[maybe_unused]] const ChainFacts& f) {
+  // Per rank r (symbolic, 0 <= r < W). dcp_local_len(e) = b*I + min(max(rem - r*I, 0), I) with
+  // a = e // I, b = a // W, rem = e - (b*I)*W; padded_local_rows(e) = c*I with c = cdiv(e, I*W).
+  const expr r = ctx.int_const("rank");
+  fact(enc, r >= 0 && r < p.W, {r});
+  enc.shown.push_back({"rank", r});
+  const expr q1 = cp::floordiv(p.start, p.I);
+  const expr q1s = lc.closed("start-div-I", "floordiv(I*(W*Tq), I) = W*Tq", q1 == p.W * f.Tq,
+                             {*f.startPT, lc.def_of(q1), *f.Ppos, lc.mono(p.I, p.W * f.Tq - q1)});
+  const expr q2 = cp::floordiv(q1, p.W);
+  const expr q2s =
+      lc.closed("div-W", "floordiv(W*Tq, W) = Tq", q2 == f.Tq, {q1s, lc.def_of(q2), *f.Ppos, lc.mono(p.W, f.Tq - q2)});
+  const expr gs = lc.closed("gather-start", "dcp_local_len(start) = Tq*I = local_start for every rank",
+                            dcp_local_len(p.start, p.W, r, p.I) == p.local_start,
+                            LemmaChain::cat(lc.dom(r), {*f.startPT, q1s, q2s, *f.qLstep, *f.Ppos, lc.mono(p.I, r)}));
+  const expr qL = cp::cdiv(p.start, p.V);
+  struct Span {
+    expr b, c, rem, range, cd, share;
+  };
+  // The rows rank r owns of the prefix [0, e) against the padded prefix rows (any e).
+  auto span = [&](const expr& e, const std::string& tag) {
+    const expr dl = dcp_local_len(e, p.W, r, p.I);
+    const OwnershipTerms ot = ownership_terms(dl);
+    const expr rem = ot.rem;                  // the `rem` of dcp_local_len (its own term)
+    const expr b = arg0_of_product(ot.base);  // base = b*I, b = (e // I) // W
+    const expr a = cp::floordiv(e, p.I);      // the memoised witness b's definition uses
+    if (!z3::eq(b, cp::floordiv(a, p.W))) throw std::logic_error("dcp_local_len's base is not ((e // I) // W) * I");
+    const expr cq = cp::cdiv(e, p.V);
+    const expr pad = padded_local_rows(e, p.I, p.W);
+    const expr range = lc.closed(
+        tag + "-rem-range", "e = I*a + r1, a = W*b + r2: rem = I*r2 + r1 in [0, I*W - 1]", rem >= 0 && rem <= p.V - 1,
+        {lc.def_of(a), lc.def_of(b), *f.Ppos, lc.mono(p.I, a - p.W * b), lc.mono(p.I, p.W * b + p.W - 1 - a)});
+    const expr cd = lc.closed(
+        tag + "-cdiv", "cdiv(e, I*W) = b if rem = 0, else b + 1",
+        z3::implies(rem == 0, cq == b) && z3::implies(rem >= 1, cq == b + 1),
+        {range, lc.def_of(cq), *f.Ppos, lc.mono(p.V, cq - b), lc.mono(p.V, cq - b - 1), lc.mono(p.V, cq - b - 2)});
+    const expr share = lc.closed(tag + "-share", "b*I <= dcp_local_len(e) <= padded_local_rows(e), equal when rem = 0",
+                                 b * p.I <= dl && dl <= pad && z3::implies(rem == 0, dl == b * p.I && dl == pad),
+                                 LemmaChain::cat(lc.dom(r), {range, cd, *f.Ppos, lc.mono(p.I, r), lc.mono(p.I, cq - b),
+                                                             lc.mono(p.I, cq - b - 1)}));
+    return Span{b, cq, rem, range, cd, share};
+  };
+  if (p.key.invariant == I8_local_length_bookkeeping) {
+    // (b) of check_I8 for an arbitrary span [start, start + len) (every piece is one).
+    // (a), sum over the W ranks of local_ctx == ctx, needs a sum over a symbolic W: not encoded.
+    const expr len = ctx.int_const("span_len");
+    fact(enc, len >= 0, {len});
+    enc.shown.push_back({"span_len", len});
+    const expr e = p.start + len;
+    const Span s = span(e, "end");
+    lc.closed("owned-le-padded", "rows rank r owns in [start, start+len) <= padded_local_rows(start+len) - local_start",
+              dcp_local_len(e, p.W, r, p.I) - dcp_local_len(p.start, p.W, r, p.I) <=
+                  padded_local_rows(e, p.I, p.W) - p.local_start,
+              {gs, s.share}, true);
+    lc.abstract_last_products();  // linear over the products
+    return;
+  }
+  // I-9 at count level, both pieces of the step: take-all [start, ctx) (start + remaining = ctx)
+  // and the split [start, start + k*align).
+  const expr lctx = dcp_local_len(p.cx, p.W, r, p.I);
+  const Span sc_ = span(p.cx, "ctx");
+  const expr cge =
+      lc.closed("ctx-ge-start", "ctx > start = (I*W)*Tq and ctx <= (I*W)*b + I*W - 1 give b >= Tq", sc_.b >= f.Tq,
+                LemmaChain::cat(lc.dom(p.start), {sc_.range, *f.startPT, *f.Ppos, lc.mono(p.V, sc_.b - f.Tq + 1)}));
+  const expr qk = p.kmax;
+  const expr qr = cp::floordiv(p.remaining - ctx.int_val(1), p.pp.align);
+  std::vector<expr> hin =
+      LemmaChain::cat(LemmaChain::cat(lc.dom(p.k), lc.dom(p.start)),
+                      {lc.def_of(qk), lc.def_of(qr), *f.Ppos, lc.mono(p.pp.align, qk - p.k), lc.mono(p.pp.align, p.k)});
+  if (p.aligns_to_block) hin.push_back(*f.Ldef);
+  const expr sin = lc.closed("split-inside", "k <= kmax: k*align <= max(cap, 0) <= remaining - 1",
+                             p.split >= 0 && p.split <= p.remaining - 1, hin);
+  expr Ts = f.Tq + p.k;
+  std::vector<expr> hm = LemmaChain::cat(lc.dom(p.k), {*f.startPT});
+  if (p.aligns_to_block) {
+    const expr m = sc.lcms().front().y;
+    Ts = f.Tq + m * p.k;
+    hm = LemmaChain::cat(hm, {*f.Ldef, lc.mono(p.k + 1, p.pp.align - p.V * m), lc.mono(m, p.k)});
+  }
+  const expr es = p.start + p.split;
+  const expr sm = lc.closed("split-end-multiple", "start + k*align = (I*W)*Ts, Ts >= 0", es == p.V * Ts && Ts >= 0, hm);
+  const Span ss = span(es, "split");
+  const expr sx = lc.closed("split-end-exact", "(I*W)*Ts = (I*W)*b + rem with 0 <= rem < I*W: rem = 0, b = Ts",
+                            ss.rem == 0 && ss.b == Ts, {ss.range, sm, *f.Ppos, lc.mono(p.V, Ts - ss.b)});
+  const expr cov = lc.closed("ctx-covers-split", "ctx >= start + split + 1 = (I*W)*Ts + 1 gives b_ctx >= Ts",
+                             sc_.b >= Ts, {sc_.range, sm, sin, *f.Ppos, lc.mono(p.V, sc_.b - Ts + 1)});
+  // The entries' padded_local_len is the planner's packed_need(start, len); for the take-all
+  // piece its end start + (ctx - start) is a different term than ctx: show they agree.
+  const expr pll_all = p.need(p.start, p.remaining), pll_split = p.need(p.start, p.split);
+  const expr qEnd = cp::cdiv(p.start + p.remaining, p.V);
+  const expr endq = lc.closed("ctx-end-cdiv", "cdiv(start + (ctx - start), I*W) = cdiv(ctx, I*W)", qEnd == sc_.c,
+                              {lc.def_of(qEnd), lc.def_of(sc_.c), *f.Ppos, lc.mono(p.V, qEnd - sc_.c)});
+  const expr endp =
+      lc.closed("ctx-end-padded", "so padded_local_rows(start + (ctx - start)) = padded_local_rows(ctx)",
+                padded_local_rows(p.start + p.remaining, p.I, p.W) == padded_local_rows(p.cx, p.I, p.W), {endq});
+  const expr own_all = lctx - dcp_local_len(p.start, p.W, r, p.I);
+  const expr own_split = dcp_local_len(es, p.W, r, p.I) - dcp_local_len(p.start, p.W, r, p.I);
+  const expr f1 = lc.closed("ls-le-ctx-base", "local_start = qL*I <= b_ctx*I (b_ctx >= Tq = qL)",
+                            p.local_start <= sc_.b * p.I, {cge, *f.qLstep, *f.Ppos, lc.mono(p.I, sc_.b - qL)});
+  const expr f2 = lc.closed("split-base-le-ctx-base", "b_split*I <= b_ctx*I (b_ctx >= Ts = b_split)",
+                            ss.b * p.I <= sc_.b * p.I, {sx, cov, *f.Ppos, lc.mono(p.I, sc_.b - ss.b)});
+  lc.closed("kept-eq-owned",
+            "reorg_kept_rows(dcp_local_len(ctx), local_start, padded_local_len) = rows rank r owns in the piece",
+            z3::implies(p.take_all, arith::reorg_kept_rows(lctx, p.local_start, pll_all) == own_all) &&
+                z3::implies(!p.take_all, arith::reorg_kept_rows(lctx, p.local_start, pll_split) == own_split),
+            {gs, sc_.share, ss.share, sx, f1, f2, endp}, true);
+  lc.abstract_last_products();  // linear over the products
+}
+
+}  // namespace
+
+void encode_packed_chain(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding& enc) {
+  enc.method = "closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I";
+  enc.unbounded = true;
+  LemmaChain lc(ctx, sc, enc);
+  const ChainFacts f = prelude(ctx, sc, p, enc, lc);
+  switch (p.key.invariant) {
+    case I1_workspace_div_dcp: chain_I1(ctx, sc, p, enc, lc, f); break;
+    case I2_nonempty_chunk_width: chain_I2(ctx, sc, p, enc, lc, f); break;
+    case I4_global_row_budget: chain_I4(ctx, sc, p, enc, lc, f); break;
+    case I6_virtual_block_alignment: chain_I6(ctx, sc, p, enc, lc, f); break;
+    case I7_local_row_budget: chain_I7(ctx, sc, p, enc, lc, f); break;
+    case I10_gather_start_semantics: chain_I10(ctx, sc, p, enc, lc, f); break;
+    case I8_local_length_bookkeeping:
+    case I9_reorg_exact: chain_I8_I9(ctx, sc, p, enc, lc, f); break;
+    default: throw std::logic_error("lemma chain not encoded");
+  }
+}
+
+}  // namespace cp::smt::detail

@@ -1,0 +1,42 @@
+; chunkproof prove: v5-packed / rocm / I-4 (per chunk, the sum of span lengths is <= S)
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 15 'W-rows-split': same for the split piece
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block chunk_tokens ctx dcp interleave max_model_len max_num_seqs rows split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun S () Int)
+(declare-fun dcp () Int)
+(declare-fun interleave () Int)
+(declare-fun q!17 () Int)
+(declare-fun q!5 () Int)
+(declare-fun q!9 () Int)
+(declare-fun rows () Int)
+(assert
+ (let ((?t1 (* dcp q!5)))
+ (<= ?t1 S)))
+(assert
+ (let (($t2 (>= interleave 1)))
+ (and (and (>= (* interleave dcp) 1) (>= dcp 1)) $t2)))
+(assert
+ (let ((?t3 (* q!9 interleave)))
+ (let ((?t4 (- (* q!17 interleave) ?t3)))
+ (let ((?t5 (- q!5 rows)))
+ (let ((?t6 (- ?t5 ?t4)))
+ (let ((?t7 (* dcp ?t6)))
+ (let (($t8 (and (=> (>= ?t6 1) (>= ?t7 dcp)) (=> (<= ?t6 (- 1)) (<= ?t7 (- dcp))))))
+ (let (($t9 (and (and $t8 (=> (>= ?t6 0) (>= ?t7 0))) (=> (<= ?t6 0) (<= ?t7 0)))))
+ (let (($t10 (>= dcp 1)))
+ (=> $t10 $t9))))))))))
+(assert
+ (let ((?t3 (* q!9 interleave)))
+ (let ((?t4 (- (* q!17 interleave) ?t3)))
+ (let ((?t11 (* dcp ?t4)))
+ (let ((?t12 (* dcp rows)))
+ (let (($t13 (<= (+ rows ?t4) q!5)))
+ (let (($t14 (=> $t13 (<= (+ ?t12 ?t11) S))))
+ (not $t14))))))))
+(check-sat)

@@ -1,0 +1,65 @@
+; chunkproof prove: v5-packed / rocm / I-4 (per chunk, the sum of span lengths is <= S)
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 16 'budget': tot + len <= W*rows + W*need <= S (linear over the products)
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (a counterexample to the invariant)
+; inputs: S block chunk_tokens ctx dcp interleave max_model_len max_num_seqs rows split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun S () Int)
+(declare-fun chunk_tokens () Int)
+(declare-fun ctx () Int)
+(declare-fun product!0 () Int)
+(declare-fun product!1 () Int)
+(declare-fun product!2 () Int)
+(declare-fun product!3 () Int)
+(declare-fun product!4 () Int)
+(declare-fun product!5 () Int)
+(declare-fun product!6 () Int)
+(declare-fun q!5 () Int)
+(declare-fun rows () Int)
+(declare-fun split_div_align () Int)
+(declare-fun start () Int)
+(assert
+ (let (($t1 (<= chunk_tokens product!0)))
+ (let (($t2 (>= chunk_tokens 0)))
+ (and $t2 $t1))))
+(assert
+ (let ((?t3 (- ctx start)))
+ (<= ?t3 product!1)))
+(assert
+ (<= product!2 product!3))
+(assert
+ (let ((?t4 (+ product!0 product!1)))
+ (let (($t5 (<= ?t4 S)))
+ (let ((?t6 (- product!4 product!5)))
+ (let ((?t7 (+ rows ?t6)))
+ (let (($t8 (<= ?t7 q!5)))
+ (=> $t8 $t5)))))))
+(assert
+ (let ((?t9 (+ product!0 product!3)))
+ (let (($t10 (<= ?t9 S)))
+ (let ((?t11 (- product!6 product!5)))
+ (let ((?t12 (+ rows ?t11)))
+ (let (($t13 (<= ?t12 q!5)))
+ (=> $t13 $t10)))))))
+(assert
+ (let ((?t3 (- ctx start)))
+ (let ((?t6 (- product!4 product!5)))
+ (let ((?t7 (+ rows ?t6)))
+ (let (($t8 (<= ?t7 q!5)))
+ (let ((?t14 (ite $t8 ?t3 product!2)))
+ (let ((?t15 (+ chunk_tokens ?t14)))
+ (let (($t16 (<= ?t15 S)))
+ (let ((?t11 (- product!6 product!5)))
+ (let ((?t17 (ite $t8 ?t6 ?t11)))
+ (let ((?t18 (+ rows ?t17)))
+ (let (($t19 (<= ?t18 q!5)))
+ (let (($t20 (>= split_div_align 1)))
+ (let (($t21 (or $t8 $t20)))
+ (let (($t22 (and $t21 $t19)))
+ (let (($t23 (=> $t22 $t16)))
+ (not $t23)))))))))))))))))
+(check-sat)

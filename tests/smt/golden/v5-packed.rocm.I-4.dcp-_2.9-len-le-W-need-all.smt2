@@ -1,0 +1,43 @@
+; chunkproof prove: v5-packed / rocm / I-4 (per chunk, the sum of span lengths is <= S)
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 9 'len-le-W-need-all': cdiv(start+len, I*W)*(I*W) >= start+len: len <= W*need
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block chunk_tokens ctx dcp interleave max_model_len max_num_seqs rows split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun ctx () Int)
+(declare-fun dcp () Int)
+(declare-fun interleave () Int)
+(declare-fun lcm_y!2 () Int)
+(declare-fun q!11 () Int)
+(declare-fun q!9 () Int)
+(declare-fun r!12 () Int)
+(declare-fun start () Int)
+(declare-fun start_div_align () Int)
+(assert
+ (let ((?t1 (* lcm_y!2 start_div_align)))
+ (let (($t2 (>= ?t1 0)))
+ (and (= start (* (* interleave dcp) ?t1)) $t2))))
+(assert
+ (let ((?t1 (* lcm_y!2 start_div_align)))
+ (= q!9 ?t1)))
+(assert
+ (let (($t3 (>= r!12 0)))
+ (let (($t4 (= (- (+ (+ start (- ctx start)) (* interleave dcp)) 1) (+ (* (* interleave dcp) q!11) r!12))))
+ (let ((?t5 (* interleave dcp)))
+ (let (($t6 (> ?t5 0)))
+ (=> $t6 (and (and $t4 $t3) (< r!12 ?t5))))))))
+(assert
+ (let (($t7 (>= interleave 1)))
+ (and (and (>= (* interleave dcp) 1) (>= dcp 1)) $t7)))
+(assert
+ (let ((?t8 (* q!9 interleave)))
+ (let ((?t9 (- (* q!11 interleave) ?t8)))
+ (let ((?t10 (* dcp ?t9)))
+ (let ((?t11 (- ctx start)))
+ (let (($t12 (<= ?t11 ?t10)))
+ (not $t12)))))))
+(check-sat)

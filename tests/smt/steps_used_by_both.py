@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Fails if a planner step of reference/planner/steps.h is used by only one of its two
+instantiations: the executable planner (reference/planner/*.cpp, cp::Int) and the prover's
+encoder (invariants/smt/*.cpp, z3::expr). A step counts as used by a side when that side calls
+it, or calls another step whose body calls it (transitively, inside steps.h).
+
+usage: steps_used_by_both.py SOURCE_DIR
+"""
+import pathlib
+import re
+import sys
+
+# Steps one side uses on purpose, each with the reason. Keep this list short and explained.
+ALLOW_ONE_SIDE = {
+    # The packed split: the planner runs vLLM's binary search; the prover states what the
+    # search returns as its postcondition (a witness k). Both call packed_split_fits/kmax.
+    "packed_split_search": "planner: the executable binary search",
+    "packed_split_postcondition": "prover: the binary search's postcondition, for a witness k",
+    # Planner asserts that stop a run before an invariant can be observed: the prover finds
+    # models without them and replays each one through the planner, which reports the assert.
+    "v0_init_assert_holds": "planner assert (S1 init); replayed, not encoded",
+    "old_per_step_assert_holds": "planner assert (S2-S5 per step); replayed, not encoded",
+}
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1])
+    steps_h = (root / "reference/planner/steps.h").read_text()
+    # Every function template of steps.h: "template <class N>\n<ret> name(" (ret may be auto).
+    names = re.findall(r"template <class N>\s*\n(?:[\w:<>]+\s+)+(\w+)\(", steps_h)
+    names = sorted(set(names))
+    if len(names) < 10:
+        print(f"found only {len(names)} steps in steps.h: the pattern no longer matches")
+        return 1
+    # The body of each step: from its name to the next "template <class N>".
+    bodies = {}
+    for m in re.finditer(r"template <class N>\s*\n(?:[\w:<>]+\s+)+(\w+)\((.*?)(?=template <class N>|\Z)", steps_h,
+                         re.S):
+        bodies[m.group(1)] = m.group(2)
+    calls = {n: {o for o in names if o != n and re.search(rf"\b{o}\(", bodies.get(n, ""))} for n in names}
+
+    def uses(files):
+        text = "\n".join(p.read_text() for p in files)
+        direct = {n for n in names if re.search(rf"\bsteps::{n}\b", text)}
+        used = set(direct)
+        changed = True
+        while changed:
+            changed = False
+            for n in list(used):
+                for o in calls[n] - used:
+                    used.add(o)
+                    changed = True
+        return used
+
+    planner = uses(sorted((root / "reference/planner").glob("*.cpp")))
+    prover = uses(sorted((root / "invariants/smt").glob("*.cpp")))
+    bad = 0
+    for n in names:
+        sides = ("planner" if n in planner else "") + ("+prover" if n in prover else "")
+        if n in planner and n in prover:
+            status = "both"
+        elif n in ALLOW_ONE_SIDE and (n in planner or n in prover):
+            status = "one side (allowed: " + ALLOW_ONE_SIDE[n] + ")"
+        else:
+            status = "FAIL: used by " + (sides.strip("+") or "neither")
+            bad += 1
+        print(f"{n:40s} {status}")
+    stale = sorted(set(ALLOW_ONE_SIDE) - set(names))
+    for n in stale:
+        print(f"FAIL: allow-list names {n}, which steps.h no longer has")
+        bad += 1
+    for n in ALLOW_ONE_SIDE:
+        if n in planner and n in prover:
+            print(f"FAIL: {n} is used by both sides now: take it off the allow-list")
+            bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
