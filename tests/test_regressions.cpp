@@ -14,8 +14,8 @@ namespace {
 
 std::vector<std::filesystem::path> regression_files() {
   std::vector<std::filesystem::path> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(CHUNKPROOF_SOURCE_DIR) / "corpus" /
-                                                           "regressions"))
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(CHUNKPROOF_SOURCE_DIR) / "corpus" / "regressions"))
     if (e.path().extension() == ".case") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -28,20 +28,39 @@ TEST_P(Regression, EveryVersionGivesItsExpectedVerdict) {
   ASSERT_FALSE(rf.expectations.empty()) << GetParam() << " has no '# expect' line";
   for (const auto& ex : rf.expectations) {
     const Evaluation ev = evaluate(rf.case_for(ex.version));
-    const std::string where = GetParam().filename().string() + " [" + std::string(name(ex.version)) + "] " +
-                              print_case(ev.c);
+    const std::string where =
+        GetParam().filename().string() + " [" + std::string(name(ex.version)) + "] " + print_case(ev.c);
     EXPECT_EQ(ev.outcome, ex.outcome) << where << " -> " << name(ev.outcome);
     for (InvariantId id : ex.violated) EXPECT_TRUE(ev.violated(id)) << where << " expected " << info(id).tag;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, Regression, ::testing::ValuesIn(regression_files()),
-                         [](const auto& param_info) {
-                           std::string n = param_info.param.stem().string();
-                           for (auto& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+// The '# invariant:' header names the invariant the bug breaks: it must be violated for at
+// least one expected version (whatever the outcome: an assert that fires still leaves the plan
+// checked), or the header says 'none' (with the reason after it).
+TEST_P(Regression, InvariantHeaderIsViolatedByAnExpectedVersion) {
+  std::ifstream in(GetParam());
+  std::string s, header;
+  while (std::getline(in, s))
+    if (s.rfind("# invariant:", 0) == 0) header = s.substr(12);
+  while (!header.empty() && std::isspace(static_cast<unsigned char>(header.front()))) header.erase(header.begin());
+  ASSERT_FALSE(header.empty()) << GetParam() << " has no '# invariant:' header";
+  if (header.rfind("none", 0) == 0) return;
+  const std::string tag = header.substr(0, header.find_first_of(" \t(,"));
+  InvariantId id{};
+  ASSERT_TRUE(parse_invariant(tag, id)) << GetParam() << ": unknown invariant '" << tag << "'";
+  const RegressionFile rf = read_regression_file(GetParam());
+  bool seen = false;
+  for (const auto& ex : rf.expectations) seen = seen || evaluate(rf.case_for(ex.version)).violated(id);
+  EXPECT_TRUE(seen) << GetParam() << ": no expected version violates " << tag;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, Regression, ::testing::ValuesIn(regression_files()), [](const auto& param_info) {
+  std::string n = param_info.param.stem().string();
+  for (auto& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+});
 
 }  // namespace
 }  // namespace cp
