@@ -1,0 +1,46 @@
+// The mutation sample's test binary (ctest `mutation.sample`, docs/testing.md): ONE translation
+// unit over header-only code (the planner arithmetic, the exact accumulator, the merge), so
+// tools/mutate can rebuild it per mutant in seconds without the project's libraries. It pins the
+// planner formulas on values where a dropped rounding or a swapped rule changes the answer, and
+// reuses the accumulator-carry and merge-inf tests.
+#include <gtest/gtest.h>
+
+#include "reference/planner/arith.h"
+#include "tests/mla/test_carries_and_inf.cpp"  // NOLINT(bugprone-suspicious-include): one TU on purpose
+
+namespace cp {
+namespace {
+
+std::int64_t v(Int x) { return x.get(); }
+
+TEST(ProbeArith, OldChunkWidthRoundsDown) {
+  EXPECT_EQ(v(arith::old_chunk_width(Int(32768), Int(6), Int(64))), 5440);
+  EXPECT_EQ(v(arith::old_chunk_width(Int(1000), Int(2), Int(16))), 496);
+  EXPECT_EQ(v(arith::old_chunk_width(Int(1000), Int(2), Int(1))), 500);
+  EXPECT_EQ(v(arith::old_num_chunks(Int(900), Int(496))), 2);
+  EXPECT_EQ(v(arith::old_num_chunks(Int(992), Int(496))), 2);
+}
+
+TEST(ProbeArith, WorkspaceSizing) {
+  EXPECT_EQ(v(arith::workspace_v0(Int(4096), Int(4), Int(16))), 32768);
+  EXPECT_EQ(v(arith::workspace_v0(Int(163840), Int(4), Int(16))), 128 * 1024);
+  EXPECT_EQ(v(arith::workspace_legacy(Int(163840), Int(256), Int(64))), 65536);
+  EXPECT_EQ(v(arith::workspace_legacy(Int(1000), Int(2048), Int(64))), 2048 * 64);
+  EXPECT_EQ(v(arith::workspace_pr41229(Int(163840), Int(256), Int(64), Int(3))), 65535);
+  EXPECT_EQ(v(arith::packed_alignment(Int(32), Int(8), Int(8))), 64);
+  EXPECT_EQ(v(arith::packed_alignment(Int(16), Int(1), Int(1))), 16);
+  EXPECT_EQ(v(arith::packed_alignment(Int(16), Int(3), Int(1))), 48);
+  EXPECT_EQ(v(arith::align_workspace(Int(100), Int(64))), 128);
+  EXPECT_EQ(v(arith::align_workspace(Int(8), Int(64))), 64);
+  EXPECT_EQ(v(arith::workspace_v5(Int(1000), Int(2000), Int(16), Int(3), Int(1))), 96000);  // mns * A floor
+  EXPECT_EQ(v(arith::workspace_v6(Int(1000), Int(2000), Int(16), Int(3), Int(1))), 65568);  // no floor, aligned
+  EXPECT_EQ(v(arith::workspace_v6(Int(1000), Int(2000), Int(16), Int(1), Int(1))), 65536);  // no DCP: as is
+}
+
+TEST(ProbeArith, PackedSplitCap) {
+  EXPECT_EQ(v(arith::packed_split_cap(Int(900), Int(16), Int(992))), 896);
+  EXPECT_EQ(v(arith::packed_split_cap(Int(5000), Int(16), Int(992))), 992);
+}
+
+}  // namespace
+}  // namespace cp
