@@ -63,7 +63,9 @@ TEST(CheckBranches, I3ScheduledTwiceSkippedPastAndUncovered) {
     const auto r = b.run(InvariantId::I3_coverage);
     ASSERT_EQ(r.total_violations, 1);
     EXPECT_EQ(r.violations[0].request, 1);
-    EXPECT_EQ(r.violations[0].chunk, -1);
+    EXPECT_EQ(r.violations[0].chunk, -1);  // a request-level finding: no chunk, rank or row
+    EXPECT_EQ(r.violations[0].rank, -1);
+    EXPECT_EQ(r.violations[0].row, -1);
     EXPECT_EQ(r.violations[0].got, "covered up to 896");
   }
   {
