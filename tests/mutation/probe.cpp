@@ -37,6 +37,52 @@ TEST(ProbeArith, WorkspaceSizing) {
   EXPECT_EQ(v(arith::workspace_v6(Int(1000), Int(2000), Int(16), Int(1), Int(1))), 65536);  // no DCP: as is
 }
 
+TEST(ProbeOps, FloorDivisionIsPythons) {
+  EXPECT_EQ(v(floordiv(Int(7), Int(2))), 3);
+  EXPECT_EQ(v(floordiv(Int(-7), Int(2))), -4);
+  EXPECT_EQ(v(floordiv(Int(7), Int(-2))), -4);
+  EXPECT_EQ(v(floordiv(Int(-8), Int(2))), -4);
+  EXPECT_EQ(v(floordiv(Int(-7), Int(-2))), 3);
+  EXPECT_EQ(v(floordiv(Int(7), Int(-1))), -7);
+  EXPECT_EQ(v(floordiv(Int(INT64_MIN), Int(1))), INT64_MIN);
+  EXPECT_THROW(floordiv(Int(INT64_MIN), Int(-1)), ArithmeticError);
+  EXPECT_THROW(floordiv(Int(5), Int(0)), ArithmeticError);
+  EXPECT_EQ(v(floormod(Int(-7), Int(3))), 2);
+  EXPECT_EQ(v(cdiv(Int(7), Int(2))), 4);
+  EXPECT_EQ(v(cdiv(Int(8), Int(2))), 4);
+  EXPECT_EQ(v(cdiv(Int(1), Int(64))), 1);
+  EXPECT_EQ(v(round_down(Int(127), Int(64))), 64);
+  EXPECT_EQ(v(round_up(Int(65), Int(64))), 128);
+  EXPECT_EQ(v(round_up(Int(64), Int(64))), 64);
+  EXPECT_EQ(v(cp::max(Int(3), Int(5))), 5);
+  EXPECT_EQ(v(cp::min(Int(3), Int(5))), 3);
+  EXPECT_EQ(v(cp::max(Int(5), Int(3))), 5);
+  EXPECT_EQ(v(cp::min(Int(5), Int(3))), 3);
+  EXPECT_EQ(v(select(true, Int(1), Int(2))), 1);
+  EXPECT_EQ(v(lcm(Int(16), Int(3))), 48);
+  EXPECT_EQ(v(lcm(Int(64), Int(16))), 64);
+  EXPECT_THROW(lcm(Int(0), Int(3)), ArithmeticError);
+  EXPECT_THROW(lcm(Int(3), Int(-1)), ArithmeticError);
+}
+
+TEST(ProbeArith, DcpOwnership) {
+  // Interleave I=2, W=2 (V=4): positions 0,1 on rank 0; 2,3 on rank 1; 4,5 on rank 0...
+  EXPECT_EQ(v(dcp_local_len(Int(0), Int(2), Int(0), Int(2))), 0);
+  EXPECT_EQ(v(dcp_local_len(Int(1), Int(2), Int(0), Int(2))), 1);
+  EXPECT_EQ(v(dcp_local_len(Int(3), Int(2), Int(0), Int(2))), 2);
+  EXPECT_EQ(v(dcp_local_len(Int(3), Int(2), Int(1), Int(2))), 1);
+  EXPECT_EQ(v(dcp_local_len(Int(5), Int(2), Int(0), Int(2))), 3);
+  EXPECT_EQ(v(dcp_local_len(Int(5), Int(2), Int(1), Int(2))), 2);
+  EXPECT_EQ(v(dcp_local_len(Int(8), Int(2), Int(1), Int(2))), 4);
+  EXPECT_EQ(v(owner_rank(Int(5), Int(2), Int(2))), 0);
+  EXPECT_EQ(v(owner_rank(Int(2), Int(2), Int(2))), 1);
+  EXPECT_EQ(v(local_index(Int(5), Int(2), Int(2))), 3);
+  EXPECT_EQ(v(global_position(Int(3), Int(0), Int(2), Int(2))), 5);
+  EXPECT_EQ(v(padded_local_rows(Int(5), Int(2), Int(2))), 4);
+  EXPECT_EQ(v(padded_local_rows(Int(4), Int(2), Int(2))), 2);
+  EXPECT_EQ(v(padded_local_rows(Int(1), Int(2), Int(2))), 2);
+}
+
 TEST(ProbeArith, PackedSplitCap) {
   EXPECT_EQ(v(arith::packed_split_cap(Int(900), Int(16), Int(992))), 896);
   EXPECT_EQ(v(arith::packed_split_cap(Int(5000), Int(16), Int(992))), 992);
