@@ -7,6 +7,7 @@
 #include <string>
 
 #include "invariants/catalogue.h"
+#include "reference/dcp/simulate.h"
 
 namespace cp {
 namespace {
@@ -209,6 +210,54 @@ TEST(CheckBranches, ParseInvariantAcceptsEverySpellingAndRejectsTheRest) {
   EXPECT_TRUE(parse_invariant("1", id));
   EXPECT_EQ(id, InvariantId::I1_workspace_div_dcp);
   for (const char* s : {"0", "14", "6x", "", "I-", "x6", "I--6"}) EXPECT_FALSE(parse_invariant(s, id)) << s;
+}
+
+// validate_case rejects these configs, so only a hand-built case reaches I-11's first branch.
+TEST(CheckBranches, I11InterleaveMustDivideTheBlock) {
+  Bent b(kOld);
+  EXPECT_EQ(b.run(InvariantId::I11_config_validity).verdict, Verdict::ok);
+  b.c.interleave = 4;
+  EXPECT_EQ(b.run(InvariantId::I11_config_validity).verdict, Verdict::ok);
+  b.c.interleave = 3;  // I < B but does not divide it
+  auto r = b.run(InvariantId::I11_config_validity);
+  ASSERT_EQ(r.verdict, Verdict::violated);
+  EXPECT_EQ(r.violations[0].got, "I=3 B=16");
+  b.c.interleave = 32;  // I > B
+  EXPECT_EQ(b.run(InvariantId::I11_config_validity).verdict, Verdict::violated);
+}
+
+TEST(CheckBranches, DecodeNoteOnlyWithDecodes) {
+  const auto has_decode_note = [](const Plan& p) {
+    for (const auto& n : p.notes)
+      if (n.find("decode") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_FALSE(has_decode_note(make_plan(parse_case(kPacked))));
+  const Plan p = make_plan(parse_case("version=v6-current platform=cuda workspace=1000 block=16 ctx=5,900 q=1,4"));
+  EXPECT_EQ(p.num_decodes, 1);
+  EXPECT_TRUE(has_decode_note(p));
+}
+
+// S8 bookkeeping: prefill_tokens_with_context is the query end of the last prefill with
+// context (unset when none has context: no chunk, no merge), and only context-free prefills before it get empty ranges.
+TEST(CheckBranches, V6PrefillTokensWithContext) {
+  const Plan none = make_plan(parse_case("version=v6-current platform=cuda workspace=1000 block=16 ctx=0,0 q=4,4"));
+  EXPECT_FALSE(none.prefill_tokens_with_context.has_value());  // no chunk, no merge
+  EXPECT_TRUE(none.empty_token_ranges.empty());
+  const Plan mixed =
+      make_plan(parse_case("version=v6-current platform=cuda workspace=1000 block=16 ctx=64,0,64,0 q=4,4,4,4"));
+  EXPECT_EQ(*mixed.prefill_tokens_with_context, 12);
+  EXPECT_EQ(mixed.empty_token_ranges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 8}}));
+}
+
+TEST(CheckBranches, ClassifyRowKindsAtTheirBoundaries) {
+  const Case c = parse_case(kPacked);  // request 0: ctx 900, q 4
+  EXPECT_EQ(classify(c, 0, -1).kind, RowKind::stale);
+  EXPECT_EQ(classify(c, 0, 0).kind, RowKind::context);
+  EXPECT_EQ(classify(c, 0, 899).kind, RowKind::context);
+  EXPECT_EQ(classify(c, 0, 900).kind, RowKind::new_token);
+  EXPECT_EQ(classify(c, 0, 903).kind, RowKind::new_token);
+  EXPECT_EQ(classify(c, 0, 904).kind, RowKind::stale);
 }
 
 TEST(CheckBranches, AtMostKMaxRecordedViolationsButAllCounted) {
