@@ -8,6 +8,61 @@
 #include "reference/planner/arith.h"
 #include "tests/mla/test_carries_and_inf.cpp"  // NOLINT(bugprone-suspicious-include): one TU on purpose
 
+namespace cp::mla {
+namespace {
+
+TEST(ProbeAcc, SubUlpTermsRoundToNearestEven) {
+  const auto one = [](float x) {
+    ExactAcc a;
+    a.clear();
+    a.add(x);
+    return to_double(a);
+  };
+  const double ulp = std::ldexp(1.0, -96);
+  EXPECT_EQ(one(std::ldexp(7.0f, -98)), 2 * ulp);  // 1.75 ulp: above half
+  EXPECT_EQ(one(std::ldexp(5.0f, -98)), 1 * ulp);  // 1.25 ulp: below half
+  EXPECT_EQ(one(std::ldexp(3.0f, -97)), 2 * ulp);  // 1.5 ulp: tie, to even
+  EXPECT_EQ(one(std::ldexp(5.0f, -97)), 2 * ulp);  // 2.5 ulp: tie, to even
+  EXPECT_EQ(one(std::ldexp(1.0f, -97)), 0.0);      // 0.5 ulp: tie, to even (0)
+}
+
+TEST(ProbeAcc, MergeCountsTermsAndNormalize) {
+  ExactAcc a, b;
+  a.clear();
+  b.clear();
+  a.add(1.0f);
+  b.add(2.0f);
+  b.add(1.0f);
+  a.merge(b);
+  EXPECT_EQ(a.count, 3u);
+  EXPECT_TRUE(a.ok());
+  ExactAcc d;
+  d.clear();
+  d.add(8.0f);
+  EXPECT_EQ(normalize(a, d), 0.5f);
+  ExactAcc z;
+  z.clear();
+  EXPECT_TRUE(std::isnan(normalize(a, z)));
+}
+
+TEST(ProbeMergeOracle, EmptySideAndLargeLseGap) {
+  const double p[2] = {3.0, 4.0}, s[2] = {1.0, 2.0};
+  double o[2], lse = 0;
+  merge_oracle_f64(p, -INFINITY, s, 0.5, 2, o, &lse);
+  EXPECT_EQ(o[0], 1.0);
+  EXPECT_EQ(lse, 0.5);
+  merge_oracle_f64(p, 0.0, s, 1000.0, 2, o, &lse);  // exp(1000) overflows unless shifted by the max
+  EXPECT_EQ(o[0], 1.0);
+  EXPECT_EQ(o[1], 2.0);
+  EXPECT_EQ(lse, 1000.0);
+  merge_oracle_f64(p, INFINITY, s, -INFINITY, 2, o, &lse);
+  EXPECT_EQ(o[0], 0.0);
+  EXPECT_EQ(lse, -INFINITY);
+}
+
+}  // namespace
+}  // namespace cp::mla
+
 namespace cp {
 namespace {
 
@@ -81,6 +136,25 @@ TEST(ProbeArith, DcpOwnership) {
   EXPECT_EQ(v(padded_local_rows(Int(5), Int(2), Int(2))), 4);
   EXPECT_EQ(v(padded_local_rows(Int(4), Int(2), Int(2))), 2);
   EXPECT_EQ(v(padded_local_rows(Int(1), Int(2), Int(2))), 2);
+}
+
+TEST(ProbeArith, V1ReorgKeptRows) {
+  // ctx=10, chunk 1 of M=8, W=4: the chunk holds 2 rows (ccl=2), target=(2-1) mod 4=1: ranks past
+  // 1 keep one row less.
+  EXPECT_EQ(v(arith::v1_reorg_kept_rows(Int(10), Int(1), Int(8), Int(4), Int(0), Int(1))), 1);
+  EXPECT_EQ(v(arith::v1_reorg_kept_rows(Int(10), Int(1), Int(8), Int(4), Int(1), Int(1))), 1);
+  EXPECT_EQ(v(arith::v1_reorg_kept_rows(Int(10), Int(1), Int(8), Int(4), Int(2), Int(1))), 0);
+  EXPECT_EQ(v(arith::v1_reorg_kept_rows(Int(10), Int(1), Int(8), Int(4), Int(3), Int(1))), 0);
+  // Full chunk 0 (ccl=8, target=3): nobody is past the target.
+  EXPECT_EQ(v(arith::v1_reorg_kept_rows(Int(10), Int(0), Int(8), Int(4), Int(0), Int(2))), 2);
+  EXPECT_EQ(v(arith::v1_reorg_kept_rows(Int(10), Int(0), Int(8), Int(4), Int(3), Int(2))), 2);
+  // cpl == 0 (ccl = M = 6, target 1): rank 2 keeps 0, never -1.
+  EXPECT_EQ(v(arith::v1_reorg_kept_rows(Int(10), Int(0), Int(6), Int(4), Int(2), Int(0))), 0);
+}
+
+TEST(ProbeArith, PackedRowsNeeded) {
+  EXPECT_EQ(v(arith::packed_rows_needed(Int(5), Int(10), Int(2), Int(2), false)), 10);
+  EXPECT_EQ(v(arith::packed_rows_needed(Int(5), Int(10), Int(2), Int(2), true)), 4);
 }
 
 TEST(ProbeArith, PackedSplitCap) {
