@@ -277,6 +277,7 @@ TEST(InvariantViolations, EachNamesItsChunkRequestAndRank) {
     EXPECT_EQ(i7.violations[0].got, "16512");
     const auto& i8 = res(ev, InvariantId::I8_local_length_bookkeeping);
     ASSERT_EQ(i8.verdict, Verdict::violated);
+    EXPECT_EQ(i8.total_violations, 6);  // rank 1 of each of the 6 spans of chunk 1, nothing else
     EXPECT_EQ(i8.violations[0].chunk, 1);
     EXPECT_EQ(i8.violations[0].request, 0);
     EXPECT_EQ(i8.violations[0].rank, 1);
