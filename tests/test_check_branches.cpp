@@ -185,6 +185,14 @@ TEST(CheckBranches, I8LocalContextMustSumToTheContext) {
   ASSERT_EQ(r.verdict, Verdict::violated);
   EXPECT_EQ(r.violations[0].request, 1);
   EXPECT_EQ(r.violations[0].got, "901");
+  // (b) a gather of 0 rows misses the share of BOTH ranks (and there is no rank W).
+  Bent g(kOld);
+  g.p.chunks[0].entries[0].padded_local_len = 0;
+  const auto q = g.run(InvariantId::I8_local_length_bookkeeping);
+  ASSERT_EQ(q.total_violations, 2);
+  EXPECT_EQ(q.violations[0].rank, 0);
+  EXPECT_EQ(q.violations[1].rank, 1);
+  EXPECT_EQ(q.violations[0].expected, "padded_local_len >= 250 (rows the rank owns in the span)");
 }
 
 TEST(CheckBranches, I2ZeroWidthOnlyWithContext) {
