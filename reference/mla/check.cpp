@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <numeric>
 #include <sstream>
@@ -31,6 +32,67 @@ void merge_contiguous(int flavour, float* out, float* out_lse, const float* pref
 }
 
 using Row = std::uint16_t;  // bf16 bits
+
+// The up-projection kernel: out[i][j] = bf16(sum_l x[i][l] * W[l][j]) for rows [0, n) and
+// columns [c0, c1), every element with the order of dot_step over l = 0..L-1 (one IEEE
+// multiply, one IEEE add, never fused: -ffp-contract=off). Register tiles of kR rows x kC*8
+// columns are held in vector registers across the whole L loop (GCC vector extensions: each
+// lane is one element's own scalar sequence, so the SIMD width changes no bit); W rows stream
+// from L1/L2 once per row tile. Cloned for AVX2 (no FMA) and the x86-64 baseline.
+using V8 = float __attribute__((vector_size(32)));
+
+template <int kR, int kC>
+__attribute__((always_inline)) inline void up_tile(const float* x, int L, const float* W, long ld, float* out,
+                                                   long ldo) {
+  V8 acc[kR][kC];
+  for (int r = 0; r < kR; ++r)
+    for (int c = 0; c < kC; ++c) acc[r][c] = V8{};
+  for (int l = 0; l < L; ++l) {
+    V8 wv[kC];
+    for (int c = 0; c < kC; ++c) std::memcpy(&wv[c], W + l * ld + 8 * c, sizeof(V8));
+    for (int r = 0; r < kR; ++r) {
+      const float xr = x[r * L + l];
+      const V8 xv = {xr, xr, xr, xr, xr, xr, xr, xr};
+      for (int c = 0; c < kC; ++c) acc[r][c] = acc[r][c] + xv * wv[c];
+    }
+  }
+  for (int r = 0; r < kR; ++r)
+    for (int c = 0; c < kC; ++c) {
+      float t[8];
+      std::memcpy(t, &acc[r][c], sizeof(V8));
+      for (int k = 0; k < 8; ++k) out[r * ldo + 8 * c + k] = round_to_bf16(t[k]);  // kv_b_proj output is bf16
+    }
+}
+
+// One column strip (kC*8 columns) for every row, 4 rows at a time.
+template <int kC>
+__attribute__((always_inline)) inline void up_strip(const float* x, std::int64_t n, int L, const float* W, long ld,
+                                                    float* out) {
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) up_tile<4, kC>(x + i * L, L, W, ld, out + i * ld, ld);
+  for (; i < n; ++i) up_tile<1, kC>(x + i * L, L, W, ld, out + i * ld, ld);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void up_project_rows(const float* x, std::int64_t n, int L, const float* W, long ld, long c0, long c1, float* out) {
+  constexpr std::int64_t kRowBlock = 64;  // x block (64 x L floats) stays in L2 across the strips
+  for (std::int64_t r0 = 0; r0 < n; r0 += kRowBlock) {
+    const std::int64_t rn = std::min(kRowBlock, n - r0);
+    const float* xb = x + r0 * L;
+    float* ob = out + r0 * ld;
+    long j = c0;
+    for (; j + 16 <= c1; j += 16) up_strip<2>(xb, rn, L, W + j, ld, ob + j);
+    for (; j + 8 <= c1; j += 8) up_strip<1>(xb, rn, L, W + j, ld, ob + j);
+    for (; j < c1; ++j)
+      for (std::int64_t i = 0; i < rn; ++i) {
+        float acc = 0.0f;
+        for (int l = 0; l < L; ++l) acc = dot_step(acc, xb[i * L + l], W[l * ld + j]);
+        ob[i * ld + j] = round_to_bf16(acc);
+      }
+  }
+}
 
 // One prefill request's running state.
 struct Work {
@@ -212,41 +274,16 @@ class Engine {
 
  private:
   // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for heads [h0, h1): for every element the
-  // fixed order over L of axpy_rows (dot.h). Tiled (rows x column block) so W streams from
-  // memory once per row tile instead of once per row; the per-element order is unchanged.
+  // fixed order over L of axpy_rows (dot.h), computed by up_project_rows (register tiles, many
+  // elements side by side, each element's own order unchanged).
   void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, int cols, int h0, int h1,
                   float* out) const {
-    constexpr std::int64_t kRowTile = 32;
-    constexpr long kColBlock = 256;
     const int L = s_.L, N = s_.N;
     const long ld = static_cast<long>(N) * cols, c0 = static_cast<long>(h0) * cols, c1 = static_cast<long>(h1) * cols;
-    std::vector<float> x(static_cast<std::size_t>(kRowTile * L));
-    for (std::int64_t r0 = 0; r0 < n; r0 += kRowTile) {
-      const std::int64_t rt = std::min(kRowTile, n - r0);
-      for (std::int64_t i = 0; i < rt; ++i)
-        for (int l = 0; l < L; ++l)
-          x[static_cast<std::size_t>(i * L + l)] = bf16_to_float(rows[(r0 + i) * s_.row() + l]);
-      for (long j0 = c0; j0 < c1; j0 += kColBlock) {
-        const long w = std::min(kColBlock, c1 - j0);
-        for (std::int64_t i = 0; i < rt; ++i) {
-          float* acc = out + (r0 + i) * ld + j0;
-          for (long j = 0; j < w; ++j) acc[j] = 0.0f;
-        }
-        for (int l = 0; l < L; ++l) {
-          const float* wr = W.data() + l * ld + j0;
-          for (std::int64_t i = 0; i < rt; ++i) {
-            const float xi = x[static_cast<std::size_t>(i * L + l)];
-            float* __restrict acc = out + (r0 + i) * ld + j0;
-            const float* __restrict wrr = wr;
-            for (long j = 0; j < w; ++j) acc[j] = dot_step(acc[j], xi, wrr[j]);
-          }
-        }
-        for (std::int64_t i = 0; i < rt; ++i) {
-          float* acc = out + (r0 + i) * ld + j0;
-          for (long j = 0; j < w; ++j) acc[j] = round_to_bf16(acc[j]);  // kv_b_proj output is bf16
-        }
-      }
-    }
+    std::vector<float> x(static_cast<std::size_t>(n * L));
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int l = 0; l < L; ++l) x[static_cast<std::size_t>(i * L + l)] = bf16_to_float(rows[i * s_.row() + l]);
+    up_project_rows(x.data(), n, L, W.data(), ld, c0, c1, out);
   }
 
   const Inputs& in_;
@@ -363,7 +400,8 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     res.assert_fired = true;
     if (!plan.asserts.empty()) {
       const auto& a = plan.asserts.front();
-      res.assert_text = (a.kind == FailureKind::crash ? "crashed: " : "") + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
+      res.assert_text = (a.kind == FailureKind::crash ? "crashed: " : "") + a.which + " (" + a.detail +
+                        (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
     } else {
       res.assert_text = "no plan could be built";
     }
