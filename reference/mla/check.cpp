@@ -113,19 +113,22 @@ struct Work {
   std::vector<double> o_den, o_num;
 };
 
-// Runs fn(h0, h1) over head ranges on up to `threads` std::threads.
+// Runs fn(lo, hi) over ranges of [0, count) on up to `threads` std::threads (inline when the
+// work is small). Callers split only independent items: each item keeps its own sequential
+// order, so the split changes no bit.
 template <class F>
-void for_heads(int threads, int N, std::int64_t work, F&& fn) {
-  const int t = std::min(threads, N);
+void parallel_for(int threads, std::int64_t count, std::int64_t work, F&& fn) {
+  const auto t = static_cast<int>(std::min<std::int64_t>(threads, count));
   if (t <= 1 || work < (1 << 16)) {
-    fn(0, N);
+    fn(std::int64_t{0}, count);
     return;
   }
   std::vector<std::thread> pool;
-  for (int k = 0; k < t; ++k) {
-    const int h0 = N * k / t, h1 = N * (k + 1) / t;
-    if (h0 < h1) pool.emplace_back([&fn, h0, h1] { fn(h0, h1); });
+  for (int k = 1; k < t; ++k) {
+    const std::int64_t lo = count * k / t, hi = count * (k + 1) / t;
+    if (lo < hi) pool.emplace_back([&fn, lo, hi] { fn(lo, hi); });
   }
+  fn(std::int64_t{0}, count / t);
   for (auto& th : pool) th.join();
 }
 
@@ -166,18 +169,21 @@ class Engine {
     std::vector<float> kpe(static_cast<std::size_t>(n) * Rr);
     for (std::int64_t i = 0; i < n; ++i)
       for (int e = 0; e < Rr; ++e) kpe[i * Rr + e] = bf16_to_float(rows[i * s_.row() + s_.L + e]);
-    for_heads(threads_, N, n * N * s_.L * Pn, [&](int h0, int h1) {
-      up_project(rows, n, in_.w_uk, Pn, h0, h1, kn.data());
+    // K rows are independent: split rows; then each (token, head) keeps its order over rows.
+    parallel_for(threads_, n, n * N * s_.L * Pn, [&](std::int64_t i0, std::int64_t i1) {
+      up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uk, Pn, kn.data() + i0 * N * Pn);
+    });
+    parallel_for(threads_, static_cast<std::int64_t>(qn) * N, n * qn * N * qk, [&](std::int64_t th0, std::int64_t th1) {
       for (std::int64_t i = 0; i < n; ++i)
-        for (int t = causal ? static_cast<int>(i) : 0; t < qn; ++t)
-          for (int h = h0; h < h1; ++h) {
-            const float d =
-                dot_concat(w.q + (t * N + h) * qk, kn.data() + (i * N + h) * Pn, Pn, kpe.data() + i * Rr, Rr);
-            const float sc = mul_rn(d, in_.scale);
-            out[(i * qn + t) * N + h] = sc;
-            float& m = w.mx[static_cast<std::size_t>(t * N + h)];
-            m = max_sel(sc, m);
-          }
+        for (std::int64_t th = th0; th < th1; ++th) {
+          const int t = static_cast<int>(th / N), h = static_cast<int>(th % N);
+          if (causal && t < i) continue;
+          const float d = dot_concat(w.q + (t * N + h) * qk, kn.data() + (i * N + h) * Pn, Pn, kpe.data() + i * Rr, Rr);
+          const float sc = mul_rn(d, in_.scale);
+          out[(i * qn + t) * N + h] = sc;
+          float& m = w.mx[static_cast<std::size_t>(th)];
+          m = max_sel(sc, m);
+        }
     });
   }
 
@@ -232,54 +238,60 @@ class Engine {
     }
     const int N = s_.N, Vd = s_.Vd, qn = w.qn;
     std::vector<float> v(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * N * Vd);
-    for_heads(threads_, N, n * N * s_.L * Vd, [&](int h0, int h1) {
-      if (n > 0) up_project(rows, n, in_.w_uv, Vd, h0, h1, v.data());
-      for (int t = 0; t < qn; ++t)
-        for (int h = h0; h < h1; ++h) {
-          const std::size_t th = static_cast<std::size_t>(t * N + h);
-          const std::int64_t first = 0, last = causal ? std::min<std::int64_t>(n, t + 1) : n;
-          if (exact || oracle) {
-            const float m = w.mx[th];
-            ExactAcc& den = w.den[th];
-            ExactAcc* num = w.num.data() + th * Vd;
-            for (std::int64_t i = first; i < last; ++i) {
-              const float s = sc[(i * qn + t) * N + h];
-              const float* vi = v.data() + (i * N + h) * Vd;
-              if (exact) {
-                const float p = exp_cp(sub_rn(s, m));
-                den.add(p);
-                for (int d = 0; d < Vd; ++d) num[d].add_product(p, vi[d]);
-              }
-              if (oracle) {
-                const double p = std::exp(static_cast<double>(s) - static_cast<double>(m));
-                w.o_den[th] += p;
-                for (int d = 0; d < Vd; ++d) w.o_num[th * Vd + d] += p * static_cast<double>(vi[d]);
-              }
-            }
-          }
-          if (part != nullptr) {
-            const float m = part->m[th];
-            float& l = part->l[th];
-            float* o = part->acc.data() + th * Vd;
-            for (std::int64_t i = first; i < last; ++i) {
-              const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], m));
-              l = add_rn(l, p);
-              const float* vi = v.data() + (i * N + h) * Vd;
-              for (int d = 0; d < Vd; ++d) o[d] = dot_step(o[d], p, vi[d]);
-            }
-          }
-        }
-    });
+    if (n > 0)
+      parallel_for(threads_, n, n * N * s_.L * Vd, [&](std::int64_t i0, std::int64_t i1) {
+        up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uv, Vd, v.data() + i0 * N * Vd);
+      });
+    // Every (token, head) sums its own rows in order: split (token, head) pairs.
+    parallel_for(threads_, static_cast<std::int64_t>(qn) * N, n * qn * N * Vd * 8,
+                 [&](std::int64_t th0, std::int64_t th1) {
+                   for (std::int64_t tth = th0; tth < th1; ++tth) {
+                     const int t = static_cast<int>(tth / N), h = static_cast<int>(tth % N);
+                     {
+                       const std::size_t th = static_cast<std::size_t>(t * N + h);
+                       const std::int64_t first = 0, last = causal ? std::min<std::int64_t>(n, t + 1) : n;
+                       if (exact || oracle) {
+                         const float m = w.mx[th];
+                         ExactAcc& den = w.den[th];
+                         ExactAcc* num = w.num.data() + th * Vd;
+                         for (std::int64_t i = first; i < last; ++i) {
+                           const float s = sc[(i * qn + t) * N + h];
+                           const float* vi = v.data() + (i * N + h) * Vd;
+                           if (exact) {
+                             const float p = exp_cp(sub_rn(s, m));
+                             den.add(p);
+                             for (int d = 0; d < Vd; ++d) num[d].add_product(p, vi[d]);
+                           }
+                           if (oracle) {
+                             const double p = std::exp(static_cast<double>(s) - static_cast<double>(m));
+                             w.o_den[th] += p;
+                             for (int d = 0; d < Vd; ++d) w.o_num[th * Vd + d] += p * static_cast<double>(vi[d]);
+                           }
+                         }
+                       }
+                       if (part != nullptr) {
+                         const float m = part->m[th];
+                         float& l = part->l[th];
+                         float* o = part->acc.data() + th * Vd;
+                         for (std::int64_t i = first; i < last; ++i) {
+                           const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], m));
+                           l = add_rn(l, p);
+                           const float* vi = v.data() + (i * N + h) * Vd;
+                           for (int d = 0; d < Vd; ++d) o[d] = dot_step(o[d], p, vi[d]);
+                         }
+                       }
+                     }
+                   }
+                 });
   }
 
  private:
-  // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for heads [h0, h1): for every element the
+  // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for every head: for every element the
   // fixed order over L of axpy_rows (dot.h), computed by up_project_rows (register tiles, many
   // elements side by side, each element's own order unchanged).
-  void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, int cols, int h0, int h1,
-                  float* out) const {
+  void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, int cols, float* out) const {
     const int L = s_.L, N = s_.N;
-    const long ld = static_cast<long>(N) * cols, c0 = static_cast<long>(h0) * cols, c1 = static_cast<long>(h1) * cols;
+    const long ld = static_cast<long>(N) * cols, c0 = 0, c1 = ld;
     std::vector<float> x(static_cast<std::size_t>(n * L));
     for (std::int64_t i = 0; i < n; ++i)
       for (int l = 0; l < L; ++l) x[static_cast<std::size_t>(i * L + l)] = bf16_to_float(rows[i * s_.row() + l]);
@@ -407,7 +419,17 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     }
     return res;
   }
-  const Inputs in = make_inputs(c);
+  const Inputs in = [&] {
+    Inputs full = make_inputs(c);
+    res.all_heads = full.s.N;
+    if (opts.heads.empty() && opts.sample_heads <= 0) {
+      res.heads.resize(static_cast<std::size_t>(full.s.N));
+      std::iota(res.heads.begin(), res.heads.end(), 0);
+      return full;
+    }
+    res.heads = opts.heads.empty() ? sample_heads(full.s.N, opts.sample_heads, c.seed) : opts.heads;
+    return slice_heads(std::move(full), res.heads);
+  }();
   const Shape& s = in.s;
   const Engine eng(in, std::max(1, opts.threads));
 
@@ -549,7 +571,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   auto element_at = [&](std::size_t idx) {
     ElementAt e;
     e.token = static_cast<std::int64_t>(idx / per_token);
-    e.head = static_cast<int>((idx % per_token) / static_cast<std::size_t>(s.Vd));
+    e.head = res.heads[(idx % per_token) / static_cast<std::size_t>(s.Vd)];
     e.dim = static_cast<int>(idx % static_cast<std::size_t>(s.Vd));
     for (const auto& w : chk)
       if (e.token >= w.token0 && e.token < w.token0 + w.qn) {
@@ -689,7 +711,9 @@ std::string CheckResult::one_line() const {
     if (exact.overflow && exact.differing == 0) {
       os << "inconclusive: exact accumulator overflow";
     } else if (exact.differing == 0) {
-      os << "bits identical (" << exact.elements << " elements)";
+      os << "bits identical (" << exact.elements << " elements";
+      if (static_cast<int>(heads.size()) < all_heads) os << ", " << heads.size() << " of " << all_heads << " heads";
+      os << ")";
     } else {
       const auto& f = *exact.first;
       os << "bits differ: " << exact.differing << "/" << exact.elements << " elements, first at token " << f.token

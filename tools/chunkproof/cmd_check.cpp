@@ -51,6 +51,8 @@ vllm path   per chunk an fp32 softmax -> (out, lse), merged with merge_attn_stat
   --platform P    cuda | rocm for --random (default cuda)
   --seed S        seed of the random cases (default 1)
   --device D      cpu (default) | gpu
+  --sample-heads K  sampled verification: both paths for K heads drawn from the case seed
+                  (every token and v dim of those heads, the same bits as a full run)
 
 If the version's own assert fires (asserts=on, the default) check reports it like `plan` does;
 append asserts=off to the case line to see what the plan does to the numbers.
@@ -231,6 +233,7 @@ mla::CheckOptions path_options(const Options& o) {
   else if (path != "both")
     throw UsageError("--path expects exact, vllm or both, got '" + path + "'");
   opts.threads = static_cast<int>(o.get_int("--threads", 1, 1, 256));
+  opts.sample_heads = static_cast<int>(o.get_int("--sample-heads", 0, 0, 1 << 20));
   return opts;
 }
 
@@ -310,8 +313,9 @@ int run(Args args) {
     std::cout << kHelp;
     return kExitOk;
   }
-  Options o(args, {"--json"},
-            {"--case", "--path", "--threads", "--random", "--version", "--platform", "--seed", "--device"});
+  Options o(
+      args, {"--json"},
+      {"--case", "--path", "--threads", "--random", "--version", "--platform", "--seed", "--device", "--sample-heads"});
   const auto dev = o.get_or("--device", "cpu");
   if (dev != "cpu") throw UsageError("--device expects cpu or gpu, got '" + dev + "'");
   const mla::CheckOptions opts = path_options(o);
