@@ -64,28 +64,41 @@ __attribute__((always_inline)) inline void up_tile(const float* x, int L, const 
     }
 }
 
-// One column strip (kC*8 columns) for every row, 4 rows at a time.
+// One column strip (kC*8 columns) for every row, 4 rows at a time; W rows at stride ldw
+// (16 for a packed strip), out rows at stride ldo.
 template <int kC>
-__attribute__((always_inline)) inline void up_strip(const float* x, std::int64_t n, int L, const float* W, long ld,
-                                                    float* out) {
+__attribute__((always_inline)) inline void up_strip(const float* x, std::int64_t n, int L, const float* W, long ldw,
+                                                    float* out, long ldo) {
   std::int64_t i = 0;
-  for (; i + 4 <= n; i += 4) up_tile<4, kC>(x + i * L, L, W, ld, out + i * ld, ld);
-  for (; i < n; ++i) up_tile<1, kC>(x + i * L, L, W, ld, out + i * ld, ld);
+  for (; i + 4 <= n; i += 4) up_tile<4, kC>(x + i * L, L, W, ldw, out + i * ldo, ldo);
+  for (; i < n; ++i) up_tile<1, kC>(x + i * L, L, W, ldw, out + i * ldo, ldo);
 }
 
+// W [L][ld] as strips of 16 columns, each strip [L][16] contiguous (what up_tile streams).
+std::vector<float> pack_strips(const std::vector<float>& W, int L, long ld) {
+  const long strips = ld / 16;
+  std::vector<float> p(static_cast<std::size_t>(strips * L * 16));
+  for (long st = 0; st < strips; ++st)
+    for (int l = 0; l < L; ++l) std::copy_n(W.begin() + l * ld + st * 16, 16, p.begin() + (st * L + l) * 16);
+  return p;
+}
+
+// out[i][0..ld) for rows [0, n): packed strips (Wp, from pack_strips) for the first ld/16*16
+// columns, W itself for the rest.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void up_project_rows(const float* x, std::int64_t n, int L, const float* W, long ld, long c0, long c1, float* out) {
+void up_project_rows(const float* x, std::int64_t n, int L, const float* W, long ld, const float* Wp, float* out) {
   constexpr std::int64_t kRowBlock = 64;  // x block (64 x L floats) stays in L2 across the strips
+  const long strips = ld / 16;
   for (std::int64_t r0 = 0; r0 < n; r0 += kRowBlock) {
     const std::int64_t rn = std::min(kRowBlock, n - r0);
     const float* xb = x + r0 * L;
     float* ob = out + r0 * ld;
-    long j = c0;
-    for (; j + 16 <= c1; j += 16) up_strip<2>(xb, rn, L, W + j, ld, ob + j);
-    for (; j + 8 <= c1; j += 8) up_strip<1>(xb, rn, L, W + j, ld, ob + j);
-    for (; j < c1; ++j)
+    for (long st = 0; st < strips; ++st) up_strip<2>(xb, rn, L, Wp + st * L * 16, 16, ob + st * 16, ld);
+    long j = strips * 16;
+    for (; j + 8 <= ld; j += 8) up_strip<1>(xb, rn, L, W + j, ld, ob + j, ld);
+    for (; j < ld; ++j)
       for (std::int64_t i = 0; i < rn; ++i) {
         float acc = 0.0f;
         for (int l = 0; l < L; ++l) acc = dot_step(acc, xb[i * L + l], W[l * ld + j]);
@@ -134,7 +147,12 @@ void parallel_for(int threads, std::int64_t count, std::int64_t work, F&& fn) {
 
 class Engine {
  public:
-  Engine(const Inputs& in, int threads) : in_(in), s_(in.s), threads_(threads) {}
+  Engine(const Inputs& in, int threads)
+      : in_(in),
+        s_(in.s),
+        threads_(threads),
+        wk_pack_(pack_strips(in.w_uk, in.s.L, static_cast<long>(in.s.N) * in.s.Pn)),
+        wv_pack_(pack_strips(in.w_uv, in.s.L, static_cast<long>(in.s.N) * in.s.Vd)) {}
 
   void init(Work& w, bool oracle) const {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
@@ -171,7 +189,7 @@ class Engine {
       for (int e = 0; e < Rr; ++e) kpe[i * Rr + e] = bf16_to_float(rows[i * s_.row() + s_.L + e]);
     // K rows are independent: split rows; then each (token, head) keeps its order over rows.
     parallel_for(threads_, n, n * N * s_.L * Pn, [&](std::int64_t i0, std::int64_t i1) {
-      up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uk, Pn, kn.data() + i0 * N * Pn);
+      up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uk, wk_pack_, Pn, kn.data() + i0 * N * Pn);
     });
     parallel_for(threads_, static_cast<std::int64_t>(qn) * N, n * qn * N * qk, [&](std::int64_t th0, std::int64_t th1) {
       for (std::int64_t i = 0; i < n; ++i)
@@ -240,7 +258,7 @@ class Engine {
     std::vector<float> v(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * N * Vd);
     if (n > 0)
       parallel_for(threads_, n, n * N * s_.L * Vd, [&](std::int64_t i0, std::int64_t i1) {
-        up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uv, Vd, v.data() + i0 * N * Vd);
+        up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uv, wv_pack_, Vd, v.data() + i0 * N * Vd);
       });
     // Every (token, head) sums its own rows in order: split (token, head) pairs.
     parallel_for(threads_, static_cast<std::int64_t>(qn) * N, n * qn * N * Vd * 8,
@@ -289,18 +307,20 @@ class Engine {
   // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for every head: for every element the
   // fixed order over L of axpy_rows (dot.h), computed by up_project_rows (register tiles, many
   // elements side by side, each element's own order unchanged).
-  void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, int cols, float* out) const {
+  void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, const std::vector<float>& Wp, int cols,
+                  float* out) const {
     const int L = s_.L, N = s_.N;
-    const long ld = static_cast<long>(N) * cols, c0 = 0, c1 = ld;
+    const long ld = static_cast<long>(N) * cols;
     std::vector<float> x(static_cast<std::size_t>(n * L));
     for (std::int64_t i = 0; i < n; ++i)
       for (int l = 0; l < L; ++l) x[static_cast<std::size_t>(i * L + l)] = bf16_to_float(rows[i * s_.row() + l]);
-    up_project_rows(x.data(), n, L, W.data(), ld, c0, c1, out);
+    up_project_rows(x.data(), n, L, W.data(), ld, Wp.data(), out);
   }
 
   const Inputs& in_;
   const Shape s_;
   int threads_;
+  std::vector<float> wk_pack_, wv_pack_;  // W_UK / W_UV as 16-column strips
 };
 
 // The chunk's workspace rows [0, total) as the version's data path produces them. Under DCP:
