@@ -107,6 +107,47 @@ void up_project_rows(const float* x, std::int64_t n, int L, const float* W, long
   }
 }
 
+// ExactAcc::add_product(x, y) with x's decomposition given (decompose(x) -> xf, xn, xm, xe),
+// for the common term (finite, non-zero, on the 2^-96 grid, below 2^63, count far from its
+// limit): the same integer, count and flags, with the limb placement and the sign done without
+// data-dependent branches. Every other term goes through add_product itself.
+inline void add_product_fast(ExactAcc& a, float x, bool xf, bool xn, std::uint64_t xm, int xe, float y) {
+  bool yn = false;
+  std::uint64_t ym = 0;
+  int ye = 0;
+  if (!xf || !ExactAcc::decompose(y, yn, ym, ye) || a.count >= ExactAcc::kMaxTerms - 1u) {
+    a.add_product(x, y);
+    return;
+  }
+  const std::uint64_t mant = xm * ym;
+  const int e2 = xe + ye;
+  const int shift = e2 + ExactAcc::kFracBits;
+  if (mant == 0u || shift < 0 || 63 - clz64(mant) + e2 >= ExactAcc::kMaxTermLog2) {
+    a.add_product(x, y);
+    return;
+  }
+  ++a.count;
+  __extension__ typedef unsigned __int128 U128;
+  const U128 t = static_cast<U128>(mant) << (shift & 63);  // shift < 159: fits limbs 0..2
+  const auto lo = static_cast<std::uint64_t>(t), hi = static_cast<std::uint64_t>(t >> 64);
+  const int k = shift >> 6;
+  std::uint64_t a0 = k == 0 ? lo : 0u;
+  std::uint64_t a1 = k == 0 ? hi : (k == 1 ? lo : 0u);
+  std::uint64_t a2 = k == 1 ? hi : (k == 2 ? lo : 0u);
+  const bool neg = xn != yn;
+  const std::uint64_t mask = neg ? ~std::uint64_t{0} : 0u;  // two's complement: ~a + 1
+  const U128 a01 = ((static_cast<U128>(a1 ^ mask) << 64) | (a0 ^ mask)) + (neg ? 1u : 0u);
+  a2 = (a2 ^ mask) + ((neg && a0 == 0u && a1 == 0u) ? 1u : 0u);
+  const bool was_neg = a.negative();
+  const U128 l01 = (static_cast<U128>(a.limb[1]) << 64) | a.limb[0];
+  const U128 s01 = l01 + a01;
+  const std::uint64_t carry = s01 < a01 ? 1u : 0u;
+  a.limb[0] = static_cast<std::uint64_t>(s01);
+  a.limb[1] = static_cast<std::uint64_t>(s01 >> 64);
+  a.limb[2] = a.limb[2] + a2 + carry;
+  if (was_neg == neg && a.negative() != was_neg) a.flags |= ExactAcc::kOverflow;
+}
+
 // One prefill request's running state.
 struct Work {
   int request = 0;
@@ -278,7 +319,11 @@ class Engine {
                            if (exact) {
                              const float p = exp_cp(sub_rn(s, m));
                              den.add(p);
-                             for (int d = 0; d < Vd; ++d) num[d].add_product(p, vi[d]);
+                             bool pn = false;
+                             std::uint64_t pm = 0;
+                             int pe = 0;
+                             const bool pf = ExactAcc::decompose(p, pn, pm, pe);
+                             for (int d = 0; d < Vd; ++d) add_product_fast(num[d], p, pf, pn, pm, pe, vi[d]);
                            }
                            if (oracle) {
                              const double p = std::exp(static_cast<double>(s) - static_cast<double>(m));
