@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "kernels/harness/harness.h"
 #include "kernels/harness/pipeline.h"
@@ -78,14 +80,33 @@ std::string describe(const char* name, const BitDiff& d, std::int64_t N, std::in
   return os.str();
 }
 
+// The elements of `heads` of a [token][N][vd] tensor, as [token][heads][vd].
+std::vector<float> pick_heads(const std::vector<float>& v, const std::vector<int>& heads, std::int64_t N,
+                              std::int64_t vd) {
+  if (static_cast<std::int64_t>(heads.size()) == N) return v;
+  const std::int64_t T = static_cast<std::int64_t>(v.size()) / (N * vd), K = static_cast<std::int64_t>(heads.size());
+  std::vector<float> out(static_cast<std::size_t>(T * K * vd));
+  for (std::int64_t t = 0; t < T; ++t)
+    for (std::int64_t k = 0; k < K; ++k)
+      std::copy_n(v.begin() + (t * N + heads[static_cast<std::size_t>(k)]) * vd, vd, out.begin() + (t * K + k) * vd);
+  return out;
+}
+
+// sample_heads > 0 (sampled verification): the CPU runs both paths for that many heads (every
+// token and dim of them); the GPU runs every head and still compares chunked vs unchunked on
+// every element; GPU vs CPU is compared, bit for bit, on every element of the chosen heads.
 }  // namespace
 
-CheckOutcome check_one(const Case& c, bool poison_twice) {
+CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads) {
   CheckOutcome out;
   std::ostringstream os;
   mla::CheckOptions co;
   co.keep_outputs = true;
+  co.sample_heads = sample_heads;
+  co.threads = sample_heads > 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
+  const auto cpu_t0 = std::chrono::steady_clock::now();
   const mla::CheckResult cpu = mla::run_check(c, co);
+  const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_t0).count();
   if (cpu.assert_fired) {
     out.line = "assert fired on the CPU plan (nothing to run): " + cpu.assert_text;
     return out;
@@ -93,17 +114,27 @@ CheckOutcome check_one(const Case& c, bool poison_twice) {
   const Plan& plan = cpu.plan;
   const mla::Inputs in = mla::make_inputs(c);
   const mla::Shape& s = in.s;
+  const auto gpu_t0 = std::chrono::steady_clock::now();
   PipelineOptions po;
   const PipelineResult chunked = run_pipeline(c, plan, in, po);
   po.chunked = false;
   po.vllm = false;
   const PipelineResult unchunked = run_pipeline(c, plan, in, po);
+  const double gpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - gpu_t0).count();
   std::int64_t first = -1;
   const std::int64_t diff = count_diff(unchunked.exact, chunked.exact, &first);
   os << "gpu exact: " << (diff == 0 ? "chunked == unchunked" : std::to_string(diff) + " elements differ");
+  const std::vector<int>& hs = cpu.heads;
+  const bool sampled = static_cast<int>(hs.size()) < s.N;
+  if (sampled)
+    os << " (every element); sampled heads " << hs.size() << " of " << s.N << " [CPU " << std::fixed
+       << std::setprecision(1) << cpu_s << " s, GPU " << gpu_s << " s" << std::defaultfloat << "]";
+  const std::int64_t sampled_diff = sampled ? count_diff(pick_heads(unchunked.exact, hs, s.N, s.Vd),
+                                                         pick_heads(chunked.exact, hs, s.N, s.Vd), nullptr)
+                                            : diff;
   // The CPU's verdict: the same count (NaN never equal, as the CPU counts) and overflow flag.
   const auto& ex = cpu.exact;
-  bool agree = ex.differing == diff && ex.overflow == (chunked.overflow || unchunked.overflow);
+  bool agree = ex.differing == sampled_diff && ex.overflow == (chunked.overflow || unchunked.overflow);
   if (!agree)
     os << " [CPU: " << ex.differing << " differ" << (ex.overflow ? ", overflow" : "") << "; GPU overflow "
        << (chunked.overflow || unchunked.overflow) << "]";
@@ -113,26 +144,28 @@ CheckOutcome check_one(const Case& c, bool poison_twice) {
   os << "; " << describe("(a) gpu chunked vs unchunked", bit_diff(unchunked.exact, chunked.exact), N, Vd);
   struct Pair {
     const char* name;
-    const std::vector<float>* gpu;
+    std::vector<float> gpu;  // the chosen heads' elements (every element unless sampled)
     const std::vector<float>* cpu;
     std::int64_t vd;
   };
+  // Positions in (b)/(c) reports are (token, index among the chosen heads, dim) when sampled.
   const Pair pairs[] = {
-      {"(b) reference", &unchunked.exact, &cpu.reference_out, Vd},
-      {"(b) chunked", &chunked.exact, &cpu.chunked_out, Vd},
-      {"(c) vllm triton out", &chunked.vllm[0], &cpu.vllm_out[0], Vd},
-      {"(c) vllm cuda out", &chunked.vllm[1], &cpu.vllm_out[1], Vd},
-      {"(c) vllm triton lse", &chunked.vllm_lse[0], &cpu.vllm_lse[0], 1},
-      {"(c) vllm cuda lse", &chunked.vllm_lse[1], &cpu.vllm_lse[1], 1},
+      {"(b) reference", pick_heads(unchunked.exact, hs, N, Vd), &cpu.reference_out, Vd},
+      {"(b) chunked", pick_heads(chunked.exact, hs, N, Vd), &cpu.chunked_out, Vd},
+      {"(c) vllm triton out", pick_heads(chunked.vllm[0], hs, N, Vd), &cpu.vllm_out[0], Vd},
+      {"(c) vllm cuda out", pick_heads(chunked.vllm[1], hs, N, Vd), &cpu.vllm_out[1], Vd},
+      {"(c) vllm triton lse", pick_heads(chunked.vllm_lse[0], hs, N, 1), &cpu.vllm_lse[0], 1},
+      {"(c) vllm cuda lse", pick_heads(chunked.vllm_lse[1], hs, N, 1), &cpu.vllm_lse[1], 1},
   };
+  const std::int64_t NK = static_cast<std::int64_t>(hs.size());
   std::int64_t compared = 0;
   bool all_equal = true;
   for (const Pair& p : pairs) {
-    const BitDiff d = bit_diff(*p.gpu, *p.cpu);
+    const BitDiff d = bit_diff(p.gpu, *p.cpu);
     compared += d.elements;
     if (d.differing == 0 && !d.size_mismatch) continue;
     all_equal = false;
-    os << "; GPU vs CPU " << describe(p.name, d, N, p.vd);
+    os << "; GPU vs CPU " << describe(p.name, d, NK, p.vd);
   }
   agree = agree && all_equal;
   if (all_equal)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <numeric>
 #include <sstream>
@@ -32,6 +33,121 @@ void merge_contiguous(int flavour, float* out, float* out_lse, const float* pref
 
 using Row = std::uint16_t;  // bf16 bits
 
+// The up-projection kernel: out[i][j] = bf16(sum_l x[i][l] * W[l][j]) for rows [0, n) and
+// columns [c0, c1), every element with the order of dot_step over l = 0..L-1 (one IEEE
+// multiply, one IEEE add, never fused: -ffp-contract=off). Register tiles of kR rows x kC*8
+// columns are held in vector registers across the whole L loop (GCC vector extensions: each
+// lane is one element's own scalar sequence, so the SIMD width changes no bit); W rows stream
+// from L1/L2 once per row tile. Cloned for AVX2 (no FMA) and the x86-64 baseline.
+using V8 = float __attribute__((vector_size(32)));
+
+template <int kR, int kC>
+__attribute__((always_inline)) inline void up_tile(const float* x, int L, const float* W, long ld, float* out,
+                                                   long ldo) {
+  V8 acc[kR][kC];
+  for (int r = 0; r < kR; ++r)
+    for (int c = 0; c < kC; ++c) acc[r][c] = V8{};
+  for (int l = 0; l < L; ++l) {
+    V8 wv[kC];
+    for (int c = 0; c < kC; ++c) std::memcpy(&wv[c], W + l * ld + 8 * c, sizeof(V8));
+    for (int r = 0; r < kR; ++r) {
+      const float xr = x[r * L + l];
+      const V8 xv = {xr, xr, xr, xr, xr, xr, xr, xr};
+      for (int c = 0; c < kC; ++c) acc[r][c] = acc[r][c] + xv * wv[c];
+    }
+  }
+  for (int r = 0; r < kR; ++r)
+    for (int c = 0; c < kC; ++c) {
+      float t[8];
+      std::memcpy(t, &acc[r][c], sizeof(V8));
+      for (int k = 0; k < 8; ++k) out[r * ldo + 8 * c + k] = round_to_bf16(t[k]);  // kv_b_proj output is bf16
+    }
+}
+
+// One column strip (kC*8 columns) for every row, 4 rows at a time; W rows at stride ldw
+// (16 for a packed strip), out rows at stride ldo.
+template <int kC>
+__attribute__((always_inline)) inline void up_strip(const float* x, std::int64_t n, int L, const float* W, long ldw,
+                                                    float* out, long ldo) {
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) up_tile<4, kC>(x + i * L, L, W, ldw, out + i * ldo, ldo);
+  for (; i < n; ++i) up_tile<1, kC>(x + i * L, L, W, ldw, out + i * ldo, ldo);
+}
+
+// W [L][ld] as strips of 16 columns, each strip [L][16] contiguous (what up_tile streams).
+std::vector<float> pack_strips(const std::vector<float>& W, int L, long ld) {
+  const long strips = ld / 16;
+  std::vector<float> p(static_cast<std::size_t>(strips * L * 16));
+  for (long st = 0; st < strips; ++st)
+    for (int l = 0; l < L; ++l) std::copy_n(W.begin() + l * ld + st * 16, 16, p.begin() + (st * L + l) * 16);
+  return p;
+}
+
+// out[i][0..ld) for rows [0, n): packed strips (Wp, from pack_strips) for the first ld/16*16
+// columns, W itself for the rest.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void up_project_rows(const float* x, std::int64_t n, int L, const float* W, long ld, const float* Wp, float* out) {
+  constexpr std::int64_t kRowBlock = 64;  // x block (64 x L floats) stays in L2 across the strips
+  const long strips = ld / 16;
+  for (std::int64_t r0 = 0; r0 < n; r0 += kRowBlock) {
+    const std::int64_t rn = std::min(kRowBlock, n - r0);
+    const float* xb = x + r0 * L;
+    float* ob = out + r0 * ld;
+    for (long st = 0; st < strips; ++st) up_strip<2>(xb, rn, L, Wp + st * L * 16, 16, ob + st * 16, ld);
+    long j = strips * 16;
+    for (; j + 8 <= ld; j += 8) up_strip<1>(xb, rn, L, W + j, ld, ob + j, ld);
+    for (; j < ld; ++j)
+      for (std::int64_t i = 0; i < rn; ++i) {
+        float acc = 0.0f;
+        for (int l = 0; l < L; ++l) acc = dot_step(acc, xb[i * L + l], W[l * ld + j]);
+        ob[i * ld + j] = round_to_bf16(acc);
+      }
+  }
+}
+
+// ExactAcc::add_product(x, y) with x's decomposition given (decompose(x) -> xf, xn, xm, xe),
+// for the common term (finite, non-zero, on the 2^-96 grid, below 2^63, count far from its
+// limit): the same integer, count and flags, with the limb placement and the sign done without
+// data-dependent branches. Every other term goes through add_product itself.
+inline void add_product_fast(ExactAcc& a, float x, bool xf, bool xn, std::uint64_t xm, int xe, float y) {
+  bool yn = false;
+  std::uint64_t ym = 0;
+  int ye = 0;
+  if (!xf || !ExactAcc::decompose(y, yn, ym, ye) || a.count >= ExactAcc::kMaxTerms - 1u) {
+    a.add_product(x, y);
+    return;
+  }
+  const std::uint64_t mant = xm * ym;
+  const int e2 = xe + ye;
+  const int shift = e2 + ExactAcc::kFracBits;
+  if (mant == 0u || shift < 0 || 63 - clz64(mant) + e2 >= ExactAcc::kMaxTermLog2) {
+    a.add_product(x, y);
+    return;
+  }
+  ++a.count;
+  __extension__ typedef unsigned __int128 U128;
+  const U128 t = static_cast<U128>(mant) << (shift & 63);  // shift < 159: fits limbs 0..2
+  const auto lo = static_cast<std::uint64_t>(t), hi = static_cast<std::uint64_t>(t >> 64);
+  const int k = shift >> 6;
+  std::uint64_t a0 = k == 0 ? lo : 0u;
+  std::uint64_t a1 = k == 0 ? hi : (k == 1 ? lo : 0u);
+  std::uint64_t a2 = k == 1 ? hi : (k == 2 ? lo : 0u);
+  const bool neg = xn != yn;
+  const std::uint64_t mask = neg ? ~std::uint64_t{0} : 0u;  // two's complement: ~a + 1
+  const U128 a01 = ((static_cast<U128>(a1 ^ mask) << 64) | (a0 ^ mask)) + (neg ? 1u : 0u);
+  a2 = (a2 ^ mask) + ((neg && a0 == 0u && a1 == 0u) ? 1u : 0u);
+  const bool was_neg = a.negative();
+  const U128 l01 = (static_cast<U128>(a.limb[1]) << 64) | a.limb[0];
+  const U128 s01 = l01 + a01;
+  const std::uint64_t carry = s01 < a01 ? 1u : 0u;
+  a.limb[0] = static_cast<std::uint64_t>(s01);
+  a.limb[1] = static_cast<std::uint64_t>(s01 >> 64);
+  a.limb[2] = a.limb[2] + a2 + carry;
+  if (was_neg == neg && a.negative() != was_neg) a.flags |= ExactAcc::kOverflow;
+}
+
 // One prefill request's running state.
 struct Work {
   int request = 0;
@@ -51,25 +167,33 @@ struct Work {
   std::vector<double> o_den, o_num;
 };
 
-// Runs fn(h0, h1) over head ranges on up to `threads` std::threads.
+// Runs fn(lo, hi) over ranges of [0, count) on up to `threads` std::threads (inline when the
+// work is small). Callers split only independent items: each item keeps its own sequential
+// order, so the split changes no bit.
 template <class F>
-void for_heads(int threads, int N, std::int64_t work, F&& fn) {
-  const int t = std::min(threads, N);
+void parallel_for(int threads, std::int64_t count, std::int64_t work, F&& fn) {
+  const auto t = static_cast<int>(std::min<std::int64_t>(threads, count));
   if (t <= 1 || work < (1 << 16)) {
-    fn(0, N);
+    fn(std::int64_t{0}, count);
     return;
   }
   std::vector<std::thread> pool;
-  for (int k = 0; k < t; ++k) {
-    const int h0 = N * k / t, h1 = N * (k + 1) / t;
-    if (h0 < h1) pool.emplace_back([&fn, h0, h1] { fn(h0, h1); });
+  for (int k = 1; k < t; ++k) {
+    const std::int64_t lo = count * k / t, hi = count * (k + 1) / t;
+    if (lo < hi) pool.emplace_back([&fn, lo, hi] { fn(lo, hi); });
   }
+  fn(std::int64_t{0}, count / t);
   for (auto& th : pool) th.join();
 }
 
 class Engine {
  public:
-  Engine(const Inputs& in, int threads) : in_(in), s_(in.s), threads_(threads) {}
+  Engine(const Inputs& in, int threads)
+      : in_(in),
+        s_(in.s),
+        threads_(threads),
+        wk_pack_(pack_strips(in.w_uk, in.s.L, static_cast<long>(in.s.N) * in.s.Pn)),
+        wv_pack_(pack_strips(in.w_uv, in.s.L, static_cast<long>(in.s.N) * in.s.Vd)) {}
 
   void init(Work& w, bool oracle) const {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
@@ -104,18 +228,21 @@ class Engine {
     std::vector<float> kpe(static_cast<std::size_t>(n) * Rr);
     for (std::int64_t i = 0; i < n; ++i)
       for (int e = 0; e < Rr; ++e) kpe[i * Rr + e] = bf16_to_float(rows[i * s_.row() + s_.L + e]);
-    for_heads(threads_, N, n * N * s_.L * Pn, [&](int h0, int h1) {
-      up_project(rows, n, in_.w_uk, Pn, h0, h1, kn.data());
+    // K rows are independent: split rows; then each (token, head) keeps its order over rows.
+    parallel_for(threads_, n, n * N * s_.L * Pn, [&](std::int64_t i0, std::int64_t i1) {
+      up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uk, wk_pack_, Pn, kn.data() + i0 * N * Pn);
+    });
+    parallel_for(threads_, static_cast<std::int64_t>(qn) * N, n * qn * N * qk, [&](std::int64_t th0, std::int64_t th1) {
       for (std::int64_t i = 0; i < n; ++i)
-        for (int t = causal ? static_cast<int>(i) : 0; t < qn; ++t)
-          for (int h = h0; h < h1; ++h) {
-            const float d =
-                dot_concat(w.q + (t * N + h) * qk, kn.data() + (i * N + h) * Pn, Pn, kpe.data() + i * Rr, Rr);
-            const float sc = mul_rn(d, in_.scale);
-            out[(i * qn + t) * N + h] = sc;
-            float& m = w.mx[static_cast<std::size_t>(t * N + h)];
-            m = max_sel(sc, m);
-          }
+        for (std::int64_t th = th0; th < th1; ++th) {
+          const int t = static_cast<int>(th / N), h = static_cast<int>(th % N);
+          if (causal && t < i) continue;
+          const float d = dot_concat(w.q + (t * N + h) * qk, kn.data() + (i * N + h) * Pn, Pn, kpe.data() + i * Rr, Rr);
+          const float sc = mul_rn(d, in_.scale);
+          out[(i * qn + t) * N + h] = sc;
+          float& m = w.mx[static_cast<std::size_t>(th)];
+          m = max_sel(sc, m);
+        }
     });
   }
 
@@ -170,88 +297,75 @@ class Engine {
     }
     const int N = s_.N, Vd = s_.Vd, qn = w.qn;
     std::vector<float> v(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * N * Vd);
-    for_heads(threads_, N, n * N * s_.L * Vd, [&](int h0, int h1) {
-      if (n > 0) up_project(rows, n, in_.w_uv, Vd, h0, h1, v.data());
-      for (int t = 0; t < qn; ++t)
-        for (int h = h0; h < h1; ++h) {
-          const std::size_t th = static_cast<std::size_t>(t * N + h);
-          const std::int64_t first = 0, last = causal ? std::min<std::int64_t>(n, t + 1) : n;
-          if (exact || oracle) {
-            const float m = w.mx[th];
-            ExactAcc& den = w.den[th];
-            ExactAcc* num = w.num.data() + th * Vd;
-            for (std::int64_t i = first; i < last; ++i) {
-              const float s = sc[(i * qn + t) * N + h];
-              const float* vi = v.data() + (i * N + h) * Vd;
-              if (exact) {
-                const float p = exp_cp(sub_rn(s, m));
-                den.add(p);
-                for (int d = 0; d < Vd; ++d) num[d].add_product(p, vi[d]);
-              }
-              if (oracle) {
-                const double p = std::exp(static_cast<double>(s) - static_cast<double>(m));
-                w.o_den[th] += p;
-                for (int d = 0; d < Vd; ++d) w.o_num[th * Vd + d] += p * static_cast<double>(vi[d]);
-              }
-            }
-          }
-          if (part != nullptr) {
-            const float m = part->m[th];
-            float& l = part->l[th];
-            float* o = part->acc.data() + th * Vd;
-            for (std::int64_t i = first; i < last; ++i) {
-              const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], m));
-              l = add_rn(l, p);
-              const float* vi = v.data() + (i * N + h) * Vd;
-              for (int d = 0; d < Vd; ++d) o[d] = dot_step(o[d], p, vi[d]);
-            }
-          }
-        }
-    });
+    if (n > 0)
+      parallel_for(threads_, n, n * N * s_.L * Vd, [&](std::int64_t i0, std::int64_t i1) {
+        up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uv, wv_pack_, Vd, v.data() + i0 * N * Vd);
+      });
+    // Every (token, head) sums its own rows in order: split (token, head) pairs.
+    parallel_for(threads_, static_cast<std::int64_t>(qn) * N, n * qn * N * Vd * 8,
+                 [&](std::int64_t th0, std::int64_t th1) {
+                   for (std::int64_t tth = th0; tth < th1; ++tth) {
+                     const int t = static_cast<int>(tth / N), h = static_cast<int>(tth % N);
+                     {
+                       const std::size_t th = static_cast<std::size_t>(t * N + h);
+                       const std::int64_t first = 0, last = causal ? std::min<std::int64_t>(n, t + 1) : n;
+                       if (exact || oracle) {
+                         const float m = w.mx[th];
+                         ExactAcc& den = w.den[th];
+                         ExactAcc* num = w.num.data() + th * Vd;
+                         for (std::int64_t i = first; i < last; ++i) {
+                           const float s = sc[(i * qn + t) * N + h];
+                           const float* vi = v.data() + (i * N + h) * Vd;
+                           if (exact) {
+                             const float p = exp_cp(sub_rn(s, m));
+                             den.add(p);
+                             bool pn = false;
+                             std::uint64_t pm = 0;
+                             int pe = 0;
+                             const bool pf = ExactAcc::decompose(p, pn, pm, pe);
+                             for (int d = 0; d < Vd; ++d) add_product_fast(num[d], p, pf, pn, pm, pe, vi[d]);
+                           }
+                           if (oracle) {
+                             const double p = std::exp(static_cast<double>(s) - static_cast<double>(m));
+                             w.o_den[th] += p;
+                             for (int d = 0; d < Vd; ++d) w.o_num[th * Vd + d] += p * static_cast<double>(vi[d]);
+                           }
+                         }
+                       }
+                       if (part != nullptr) {
+                         const float m = part->m[th];
+                         float& l = part->l[th];
+                         float* o = part->acc.data() + th * Vd;
+                         for (std::int64_t i = first; i < last; ++i) {
+                           const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], m));
+                           l = add_rn(l, p);
+                           const float* vi = v.data() + (i * N + h) * Vd;
+                           for (int d = 0; d < Vd; ++d) o[d] = dot_step(o[d], p, vi[d]);
+                         }
+                       }
+                     }
+                   }
+                 });
   }
 
  private:
-  // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for heads [h0, h1): for every element the
-  // fixed order over L of axpy_rows (dot.h). Tiled (rows x column block) so W streams from
-  // memory once per row tile instead of once per row; the per-element order is unchanged.
-  void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, int cols, int h0, int h1,
+  // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for every head: for every element the
+  // fixed order over L of axpy_rows (dot.h), computed by up_project_rows (register tiles, many
+  // elements side by side, each element's own order unchanged).
+  void up_project(const Row* rows, std::int64_t n, const std::vector<float>& W, const std::vector<float>& Wp, int cols,
                   float* out) const {
-    constexpr std::int64_t kRowTile = 32;
-    constexpr long kColBlock = 256;
     const int L = s_.L, N = s_.N;
-    const long ld = static_cast<long>(N) * cols, c0 = static_cast<long>(h0) * cols, c1 = static_cast<long>(h1) * cols;
-    std::vector<float> x(static_cast<std::size_t>(kRowTile * L));
-    for (std::int64_t r0 = 0; r0 < n; r0 += kRowTile) {
-      const std::int64_t rt = std::min(kRowTile, n - r0);
-      for (std::int64_t i = 0; i < rt; ++i)
-        for (int l = 0; l < L; ++l)
-          x[static_cast<std::size_t>(i * L + l)] = bf16_to_float(rows[(r0 + i) * s_.row() + l]);
-      for (long j0 = c0; j0 < c1; j0 += kColBlock) {
-        const long w = std::min(kColBlock, c1 - j0);
-        for (std::int64_t i = 0; i < rt; ++i) {
-          float* acc = out + (r0 + i) * ld + j0;
-          for (long j = 0; j < w; ++j) acc[j] = 0.0f;
-        }
-        for (int l = 0; l < L; ++l) {
-          const float* wr = W.data() + l * ld + j0;
-          for (std::int64_t i = 0; i < rt; ++i) {
-            const float xi = x[static_cast<std::size_t>(i * L + l)];
-            float* __restrict acc = out + (r0 + i) * ld + j0;
-            const float* __restrict wrr = wr;
-            for (long j = 0; j < w; ++j) acc[j] = dot_step(acc[j], xi, wrr[j]);
-          }
-        }
-        for (std::int64_t i = 0; i < rt; ++i) {
-          float* acc = out + (r0 + i) * ld + j0;
-          for (long j = 0; j < w; ++j) acc[j] = round_to_bf16(acc[j]);  // kv_b_proj output is bf16
-        }
-      }
-    }
+    const long ld = static_cast<long>(N) * cols;
+    std::vector<float> x(static_cast<std::size_t>(n * L));
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int l = 0; l < L; ++l) x[static_cast<std::size_t>(i * L + l)] = bf16_to_float(rows[i * s_.row() + l]);
+    up_project_rows(x.data(), n, L, W.data(), ld, Wp.data(), out);
   }
 
   const Inputs& in_;
   const Shape s_;
   int threads_;
+  std::vector<float> wk_pack_, wv_pack_;  // W_UK / W_UV as 16-column strips
 };
 
 // The chunk's workspace rows [0, total) as the version's data path produces them. Under DCP:
@@ -364,13 +478,24 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     res.assert_fired = true;
     if (!plan.asserts.empty()) {
       const auto& a = plan.asserts.front();
-      res.assert_text = (a.kind == FailureKind::crash ? "crashed: " : "") + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
+      res.assert_text = (a.kind == FailureKind::crash ? "crashed: " : "") + a.which + " (" + a.detail +
+                        (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
     } else {
       res.assert_text = "no plan could be built";
     }
     return res;
   }
-  const Inputs in = make_inputs(c);
+  const Inputs in = [&] {
+    Inputs full = make_inputs(c);
+    res.all_heads = full.s.N;
+    if (opts.heads.empty() && opts.sample_heads <= 0) {
+      res.heads.resize(static_cast<std::size_t>(full.s.N));
+      std::iota(res.heads.begin(), res.heads.end(), 0);
+      return full;
+    }
+    res.heads = opts.heads.empty() ? sample_heads(full.s.N, opts.sample_heads, c.seed) : opts.heads;
+    return slice_heads(std::move(full), res.heads);
+  }();
   const Shape& s = in.s;
   const Engine eng(in, std::max(1, opts.threads));
 
@@ -520,7 +645,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   auto element_at = [&](std::size_t idx) {
     ElementAt e;
     e.token = static_cast<std::int64_t>(idx / per_token);
-    e.head = static_cast<int>((idx % per_token) / static_cast<std::size_t>(s.Vd));
+    e.head = res.heads[(idx % per_token) / static_cast<std::size_t>(s.Vd)];
     e.dim = static_cast<int>(idx % static_cast<std::size_t>(s.Vd));
     for (const auto& w : chk)
       if (e.token >= w.token0 && e.token < w.token0 + w.qn) {
@@ -660,7 +785,9 @@ std::string CheckResult::one_line() const {
     if (exact.overflow && exact.differing == 0) {
       os << "inconclusive: exact accumulator overflow";
     } else if (exact.differing == 0) {
-      os << "bits identical (" << exact.elements << " elements)";
+      os << "bits identical (" << exact.elements << " elements";
+      if (static_cast<int>(heads.size()) < all_heads) os << ", " << heads.size() << " of " << all_heads << " heads";
+      os << ")";
     } else {
       const auto& f = *exact.first;
       os << "bits differ: " << exact.differing << "/" << exact.elements << " elements, first at token " << f.token

@@ -36,6 +36,12 @@ struct CheckOptions {
   bool vllm = true;
   int threads = 1;            // splits heads across std::threads
   bool keep_outputs = false;  // fill CheckResult::chunked_out / reference_out (exact) and vllm_out / vllm_lse
+  // Sampled verification (issue 15): run both paths for `heads` only (sorted, distinct), or,
+  // when `heads` is empty and sample_heads > 0, for sample_heads(N, sample_heads, case seed).
+  // Every element of those heads (all tokens, all v dims) is computed and compared exactly as
+  // in a full run, with the same bits; outputs are then [token][chosen head][v dim].
+  int sample_heads = 0;
+  std::vector<int> heads;
 };
 
 // Where one output element lives.
@@ -102,6 +108,8 @@ struct CheckResult {
   ExactResult exact;
   VllmResult vllm;
   std::int64_t prefill_tokens = 0, context_rows = 0, attended_rows = 0;
+  std::vector<int> heads;  // the heads the outputs hold, in order (every head unless sampled)
+  int all_heads = 0;       // N of the case
   double seconds = 0;
   std::vector<float> reference_out, chunked_out;  // exact outputs [token][head][v dim], keep_outputs only
   // keep_outputs only: the vLLM-style outputs [token][head][v dim] of both merge flavours

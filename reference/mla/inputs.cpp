@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "reference/dcp/ownership.h"
 #include "reference/mla/math/bf16.h"
@@ -141,6 +143,51 @@ Inputs make_inputs(const Case& c) {
       qr[i] = bf16_to_float(real_value(counter_hash(c.seed, kQuery, base + i), 2.0f));
   }
   return in;
+}
+
+Inputs slice_heads(Inputs in, const std::vector<int>& heads) {
+  const Shape s = in.s;
+  for (std::size_t k = 0; k < heads.size(); ++k)
+    if (heads[k] < 0 || heads[k] >= s.N || (k > 0 && heads[k] <= heads[k - 1]))
+      throw std::invalid_argument("slice_heads: heads must be sorted, distinct and below " + std::to_string(s.N));
+  Inputs out = std::move(in);  // cache, block tables, seed: shared by every head
+  out.s.N = static_cast<int>(heads.size());
+  const int K = out.s.N;
+  auto cols = [&](const std::vector<float>& w, int c) {
+    std::vector<float> r(static_cast<std::size_t>(s.L) * K * c);
+    for (int l = 0; l < s.L; ++l)
+      for (int k = 0; k < K; ++k)
+        std::copy_n(w.begin() + (static_cast<long>(l) * s.N + heads[static_cast<std::size_t>(k)]) * c, c,
+                    r.begin() + (static_cast<long>(l) * K + k) * c);
+    return r;
+  };
+  out.w_uk = cols(out.w_uk, s.Pn);
+  out.w_uv = cols(out.w_uv, s.Vd);
+  const int qk = s.qk();
+  for (auto& qr : out.query) {
+    const auto tokens = static_cast<long>(qr.size()) / (static_cast<long>(s.N) * qk);
+    std::vector<float> sq(static_cast<std::size_t>(tokens * K * qk));
+    for (long t = 0; t < tokens; ++t)
+      for (int k = 0; k < K; ++k)
+        std::copy_n(qr.begin() + (t * s.N + heads[static_cast<std::size_t>(k)]) * qk, qk,
+                    sq.begin() + (t * K + k) * qk);
+    qr = std::move(sq);
+  }
+  return out;
+}
+
+std::vector<int> sample_heads(int N, int K, std::uint64_t seed) {
+  std::vector<int> all(static_cast<std::size_t>(N));
+  std::iota(all.begin(), all.end(), 0);
+  if (K >= N) return all;
+  for (int i = 0; i < K; ++i) {  // partial Fisher-Yates on the counter RNG
+    const auto j =
+        i + static_cast<int>(counter_hash(seed, 91, static_cast<std::uint64_t>(i)) % static_cast<std::uint64_t>(N - i));
+    std::swap(all[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(j)]);
+  }
+  all.resize(static_cast<std::size_t>(std::max(K, 0)));
+  std::sort(all.begin(), all.end());
+  return all;
 }
 
 }  // namespace cp::mla

@@ -53,4 +53,12 @@ struct Inputs {
 
 Inputs make_inputs(const Case& c);
 
+// Sampled verification (issue 15): the inputs of `heads` only (sorted, distinct, each < N), as
+// an Inputs of heads.size() heads: the W_UK / W_UV columns and the query heads of those heads.
+// Every output element depends only on its own head's columns, so element (t, k, d) of a run
+// on the slice has exactly the bits of (t, heads[k], d) of the full run.
+Inputs slice_heads(Inputs in, const std::vector<int>& heads);
+// K distinct heads of N, drawn from `seed` (sorted); all N heads when K >= N.
+std::vector<int> sample_heads(int N, int K, std::uint64_t seed);
+
 }  // namespace cp::mla

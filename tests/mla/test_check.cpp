@@ -9,6 +9,7 @@
 #include "invariants/catalogue.h"
 #include "reference/caseio/regression.h"
 #include "reference/mla/check.h"
+#include "reference/mla/inputs.h"
 
 namespace cp::mla {
 namespace {
@@ -91,6 +92,33 @@ TEST(MlaChunkInvariance, ThreadsDoNotChangeBits) {
   ASSERT_EQ(a.chunked_out.size(), b.chunked_out.size());
   for (std::size_t i = 0; i < a.chunked_out.size(); ++i)
     ASSERT_EQ(bits_of(a.chunked_out[i]), bits_of(b.chunked_out[i]));
+}
+
+// Sampled verification: the chosen heads' elements have exactly the bits of the full run.
+TEST(MlaSampledHeads, SampledHeadsHaveTheFullRunBits) {
+  const Case c = parse_case(
+      "version=v6-current platform=cuda workspace=256 block=16 dcp=2 interleave=4 ctx=700,30 q=3,2 heads=7 seed=5");
+  CheckOptions full, part;
+  full.keep_outputs = part.keep_outputs = true;
+  part.sample_heads = 3;
+  const auto a = run_check(c, full), b = run_check(c, part);
+  ASSERT_TRUE(a.exact.identical()) << a.one_line();
+  ASSERT_TRUE(b.exact.identical()) << b.one_line();
+  ASSERT_EQ(b.heads.size(), 3u);
+  EXPECT_EQ(b.heads, sample_heads(7, 3, c.seed));
+  const std::size_t Vd = 16, T = 5;
+  ASSERT_EQ(b.reference_out.size(), T * 3 * Vd);
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t k = 0; k < 3; ++k) {
+      const std::size_t h = static_cast<std::size_t>(b.heads[k]);
+      for (std::size_t d = 0; d < Vd; ++d) {
+        const std::size_t i = (t * 3 + k) * Vd + d, j = (t * 7 + h) * Vd + d;
+        ASSERT_EQ(bits_of(b.reference_out[i]), bits_of(a.reference_out[j]));
+        ASSERT_EQ(bits_of(b.chunked_out[i]), bits_of(a.chunked_out[j]));
+        for (int f = 0; f < 2; ++f) ASSERT_EQ(bits_of(b.vllm_out[f][i]), bits_of(a.vllm_out[f][j]));
+      }
+      for (int f = 0; f < 2; ++f) ASSERT_EQ(bits_of(b.vllm_lse[f][t * 3 + k]), bits_of(a.vllm_lse[f][t * 7 + h]));
+    }
 }
 
 // The done check: the interleave misrouting of v2-interleave (spec §3.6).

@@ -132,6 +132,7 @@ struct GpuCheckOptions {
   double rank_timeout = 60;   // seconds a collective / a rank may stay silent
   long long random = 0;       // --random N with --ranks draws cases with dcp = ranks
   std::uint64_t seed = 1;
+  int sample_heads = 0;       // sampled verification (the CPU reference for K heads)
 };
 struct GpuHooks {
   std::function<int(const GpuCheckOptions&)> check;

@@ -49,6 +49,9 @@ keys of a case: dims, heads, kv_lora_rank, rope_dim, nope_dim, v_dim, seed (see 
 --help`). If the version's own assert fires (asserts=on, the default) check reports it like
 `plan` does; append asserts=off to the case line to see what the plan does to the numbers.
 --device gpu runs the same cases on the GPU backend and compares every element with the CPU.
+--sample-heads K: sampled verification, both paths for K heads drawn from the case seed (every
+token and v dim of those heads, the same bits as a full run); on --device gpu the GPU still
+compares chunked vs unchunked on every element.
 
 Progress (--random) goes to stderr on a terminal or with --progress; Ctrl-C prints a summary of
 the cases checked so far. JSON (--json): chunkproof.check/1 per case (JSON lines), or one
@@ -256,6 +259,7 @@ struct CheckArgs {
   std::uint64_t seed = 1;
   int ranks = 0;
   double rank_timeout = 60;
+  int sample_heads = 0;
   double max_time = 0;
   std::string device = "cpu";
   std::uint64_t max_memory = 0;
@@ -268,6 +272,7 @@ mla::CheckOptions path_options(const CheckArgs& a) {
   else if (a.path == "vllm")
     opts.exact = false;
   opts.threads = a.jobs;
+  opts.sample_heads = a.sample_heads;
   return opts;
 }
 
@@ -420,6 +425,8 @@ int run(Args args) {
   app.add_flag("--progress", a.progress, "--random: progress on stderr even when it is not a terminal");
   app.add_option("--device", a.device, "cpu | gpu")->check(CLI::IsMember({"cpu", "gpu"}))->capture_default_str();
   app.add_flag("--quiet", a.quiet, "--device gpu: print only disagreeing cases");
+  app.add_option("--sample-heads", a.sample_heads, "sampled verification: the CPU reference for K heads")
+      ->check(CLI::Range(0, 1 << 20));
   app.add_option("--ranks", a.ranks, "--device gpu: DCP over N GPUs, one process per GPU, NCCL/RCCL all-gather")
       ->check(CLI::Range(1, 4096));
   app.add_option("--rank-timeout", a.rank_timeout, "--ranks: seconds before a silent rank ends the run")
@@ -444,6 +451,7 @@ int run(Args args) {
     g.rank_timeout = a.rank_timeout;
     g.random = a.random;
     g.seed = a.seed;
+    g.sample_heads = a.sample_heads;
     return gpu_hooks().check(g);
   }
   const mla::CheckOptions opts = path_options(a);

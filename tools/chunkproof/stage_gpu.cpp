@@ -55,7 +55,7 @@ int check_gpu(const GpuCheckOptions& o) {
   int bad = 0, identical = 0, differing = 0, asserts = 0;
   Json results = Json::array();
   for (std::size_t i = 0; i < o.cases.size(); ++i) {
-    const gpu::CheckOutcome r = gpu::check_one(o.cases[i], i < 50);
+    const gpu::CheckOutcome r = gpu::check_one(o.cases[i], i < 50, o.sample_heads);
     if (!r.agree) ++bad;
     if (r.line.rfind("assert", 0) == 0)
       ++asserts;
