@@ -33,7 +33,6 @@
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
 #include "reference/mla/math/all.h"
-#include "tools/chunkproof/cli.h"
 
 namespace cp::gpu::multi {
 
@@ -548,7 +547,7 @@ int count_devices(std::string& why) {
 std::optional<int> preflight(const RankOptions& o, const char* what, std::ostream& err) {
   if (o.ranks < 1) {
     err << "chunkproof " << what << " --ranks: need at least 1 rank\n";
-    return cli::kExitUsage;
+    return kExitBadInput;
   }
   if (const auto m = collective_missing()) {
     err << "chunkproof " << what << " --device gpu --ranks " << o.ranks << ": cannot run here: " << *m << "\n";
@@ -793,7 +792,7 @@ int check_ranks(const std::vector<Case>& cases, const RankOptions& o, std::ostre
     err << "chunkproof check --ranks: " << *f << "\n";
     g.stop_all(&err);
     err << failure_footer("check", t0);
-    return cli::kExitInconclusive;
+    return kExitRankFailed;
   }
   int bad = 0, ran = 0, identical = 0, differing = 0, asserts = 0, skipped = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -829,7 +828,7 @@ int check_ranks(const std::vector<Case>& cases, const RankOptions& o, std::ostre
       g.stop_all(&err);
       err << "  " << ran << " cases compared before the failure, " << bad << " disagreements\n";
       err << failure_footer("check", t0);
-      return cli::kExitInconclusive;
+      return kExitRankFailed;
     }
     std::vector<PipelineResult> rank;
     PipelineResult emu, unchunked;
@@ -861,20 +860,20 @@ int check_ranks(const std::vector<Case>& cases, const RankOptions& o, std::ostre
       << skipped << " not applicable (dcp != " << W << "), " << bad << " disagreements\n";
   if (!clean) {
     err << "chunkproof check --ranks: a rank did not exit cleanly after the last case\n";
-    return cli::kExitInconclusive;
+    return kExitRankFailed;
   }
-  return bad ? cli::kExitFinding : cli::kExitOk;
+  return bad ? kExitDisagree : kExitAgree;
 }
 
 int bench_ranks(const Case& c, int reps, int warmup, const RankOptions& o, std::ostream& out, std::ostream& err) {
   if (c.dcp != o.ranks) {
     err << "chunkproof bench --ranks " << o.ranks << ": the case has dcp=" << c.dcp << " (they must be equal)\n";
-    return cli::kExitUsage;
+    return kExitBadInput;
   }
   Plan plan;
   if (!plan_runs(c, plan)) {
     err << "chunkproof bench --ranks: the case does not plan (assert fired)\n";
-    return cli::kExitUsage;
+    return kExitBadInput;
   }
   if (auto code = preflight(o, "bench", err)) return *code;
   const auto t0 = Clock::now();
@@ -916,7 +915,7 @@ int bench_ranks(const Case& c, int reps, int warmup, const RankOptions& o, std::
     err << "chunkproof bench --ranks: " << *f << "\n";
     g.stop_all(&err);
     err << failure_footer("bench", t0);
-    return cli::kExitInconclusive;
+    return kExitRankFailed;
   }
   auto failure = g.wait(
       [](const std::vector<Inbox>& b) {
@@ -929,7 +928,7 @@ int bench_ranks(const Case& c, int reps, int warmup, const RankOptions& o, std::
     err << "chunkproof bench --ranks: " << *failure << "\n  stopping the other ranks\n";
     g.stop_all(&err);
     err << failure_footer("bench", t0);
-    return cli::kExitInconclusive;
+    return kExitRankFailed;
   }
   g.finish();
   out << "case: " << print_case(c) << "\nchunks: " << plan.chunks.size() << "; warm-up runs: " << warmup

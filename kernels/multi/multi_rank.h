@@ -29,6 +29,12 @@ namespace cp::gpu::multi {
 // "This machine cannot run it" (more ranks than GPUs, no collective library in this build).
 // The CLI introduces the same code as a named constant; the two must stay equal.
 inline constexpr int kExitCannotRunHere = 4;
+// The rest of the exit-code contract (README; the CLI uses the same numbers): kernels/ does not
+// include tools/.
+inline constexpr int kExitAgree = 0;
+inline constexpr int kExitDisagree = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitRankFailed = 3;
 
 struct RankOptions {
   int ranks = 2;
