@@ -13,15 +13,22 @@ import subprocess
 import sys
 import tempfile
 
-# Every chain of v6-current (both platforms, both DCP cases, I-9 included) with I-3 on a tiny
-# split grid, plus the old planner (v4-pr47327) on one prefill. CI-sized; the same check over
-# both packed versions: RUNS[0] with --version v5-packed,v6-current (docs/proving.md).
+# CI-sized (2 cores, a 30-minute CI): the v6-current chains whose exported queries the z3 CLI
+# re-proves in seconds. The full re-check (every invariant, I-3/I-8/I-9 and the old planner:
+# minutes per query on 2 cores) runs with CHUNKPROOF_RECHECK_FULL=1 (docs/proving.md).
+import os
+
 RUNS = [
-    ["--version", "v6-current", "--invariant", "I-1,I-2,I-3,I-4,I-6,I-7,I-8,I-9,I-10", "--domain", "blocks=16",
+    ["--version", "v6-current", "--invariant", "I-1,I-2,I-4,I-6,I-7,I-10", "--domain", "blocks=16",
      "--domain", "dcp=2", "--domain", "interleave=2"],
-    ["--version", "v4-pr47327", "--platform", "cuda", "--domain", "prefills=1", "--domain", "dcp=4", "--domain",
-     "block=64", "--domain", "interleave=4"],
 ]
+if os.environ.get("CHUNKPROOF_RECHECK_FULL") == "1":
+    RUNS = [
+        ["--version", "v6-current", "--invariant", "I-1,I-2,I-3,I-4,I-6,I-7,I-8,I-9,I-10", "--domain", "blocks=16",
+         "--domain", "dcp=2", "--domain", "interleave=2"],
+        ["--version", "v4-pr47327", "--platform", "cuda", "--domain", "prefills=1", "--domain", "dcp=4", "--domain",
+         "block=64", "--domain", "interleave=4"],
+    ]
 
 
 def tag(v: str, p: str, inv: str) -> str:
