@@ -340,12 +340,17 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   std::thread ticker([&] {
     if (!progress) return;
     const bool tty = ::isatty(STDERR_FILENO);
-    while (!finished.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      if (finished.load()) break;
+    auto line = [&] {
       std::cerr << (tty ? "\r" : "") << "check --random: " << done.load() << "/" << n << " cases" << (tty ? "" : "\n")
                 << std::flush;
+    };
+    while (!finished.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      if (!finished.load()) line();
     }
+    // The final count always appears, however fast the run was (a short run on a fast machine
+    // would otherwise print no progress at all).
+    line();
     if (tty) std::cerr << "\n";
   });
   worker();
