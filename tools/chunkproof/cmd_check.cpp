@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <iomanip>
@@ -336,7 +337,8 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   };
   std::vector<std::thread> pool;
   for (int k = 1; k < threads; ++k) pool.emplace_back(worker);
-  std::atomic<bool> finished{false};
+  bool finished = false;  // guarded by mu; the ticker wakes on it, not after a full period
+  std::condition_variable wake;
   std::thread ticker([&] {
     if (!progress) return;
     const bool tty = ::isatty(STDERR_FILENO);
@@ -344,10 +346,8 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
       std::cerr << (tty ? "\r" : "") << "check --random: " << done.load() << "/" << n << " cases" << (tty ? "" : "\n")
                 << std::flush;
     };
-    while (!finished.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      if (!finished.load()) line();
-    }
+    std::unique_lock<std::mutex> lk(mu);
+    while (!wake.wait_for(lk, std::chrono::milliseconds(500), [&] { return finished; })) line();
     // The final count always appears, however fast the run was (a short run on a fast machine
     // would otherwise print no progress at all).
     line();
@@ -355,9 +355,13 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   });
   worker();
   for (auto& th : pool) th.join();
-  finished = true;
-  ticker.join();
   const double secs = elapsed();
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    finished = true;
+  }
+  wake.notify_one();
+  ticker.join();
   const bool interrupted = g_interrupted != 0;
   const long long checked = done.load();
 
