@@ -268,6 +268,26 @@ TEST(CheckBranches, ClassifyRowKindsAtTheirBoundaries) {
   EXPECT_EQ(classify(c, 0, 904).kind, RowKind::stale);
 }
 
+// I-9 without a single foreign row: the entry claims 10 positions more than the movement
+// delivers. Every row it received is its own, so only "never received" can flag it (a check
+// that looked at foreign rows alone would pass this plan).
+TEST(CheckBranches, I9MissingRowsWithoutForeignRows) {
+  Bent b("version=v6-current platform=cuda workspace=1000 block=16 dcp=2 interleave=1 ctx=900,900 q=4,4");
+  ASSERT_EQ(b.run(InvariantId::I9_reorg_exact).verdict, Verdict::ok);
+  ChunkEntry& e = b.p.chunks[0].entries[0];
+  ASSERT_EQ(e.request, 0);
+  const std::int64_t end = e.start + e.len;
+  e.len += 10;
+  const auto r = b.run(InvariantId::I9_reorg_exact);
+  ASSERT_EQ(r.verdict, Verdict::violated);
+  ASSERT_EQ(r.total_violations, 1);
+  EXPECT_EQ(r.violations[0].chunk, 0);
+  EXPECT_EQ(r.violations[0].request, 0);
+  EXPECT_EQ(r.violations[0].reason, "rows lost or repeated");
+  EXPECT_EQ(r.violations[0].got,
+            "10 position(s) never received (" + std::to_string(end) + ".." + std::to_string(end + 9) + ")");
+}
+
 TEST(CheckBranches, AtMostKMaxRecordedViolationsButAllCounted) {
   const Evaluation ev =
       evaluate(parse_case("version=v2-interleave platform=cuda workspace=32768 block=64 dcp=2 interleave=64 "

@@ -99,7 +99,8 @@ TEST(UpstreamS8, WorkspaceDoesNotScaleWithMaxNumSeqs) {
 // ---- §2.3 S10: the exact lists of the non-virtual-block-aligned DCP prefix --------------
 
 TEST(UpstreamS10, NonVirtualBlockAlignedPrefix) {
-  const Evaluation ev = eval("version=v6-current platform=cuda workspace=128 block=64 dcp=4 interleave=1 ctx=65,96 q=4,4");
+  const Evaluation ev =
+      eval("version=v6-current platform=cuda workspace=128 block=64 dcp=4 interleave=1 ctx=65,96 q=4,4");
   ASSERT_EQ(ev.plan.chunks.size(), 2u);
   EXPECT_EQ(spans_of(ev.plan), (std::vector<std::vector<std::int64_t>>{{0, 0, 65}, {1, 0, 96}}));
   EXPECT_EQ(ev.plan.local_ctx[0], (std::vector<std::int64_t>{17, 16, 16, 16}));
@@ -112,10 +113,19 @@ TEST(UpstreamS10, NonVirtualBlockAlignedPrefix) {
 // ---- §1.5 S9: alignment covers the interleave ------------------------------------------
 
 TEST(UpstreamS9, AlignmentCoversInterleave) {
+  // Upstream's own expectation, on the helper it tests (B=32, W=8, I=8 => A = lcm(32, 64) = 64).
   const Int A = arith::packed_alignment(Int(32), Int(8), Int(8));
   EXPECT_EQ(A.get(), 64);
   EXPECT_EQ(arith::align_workspace(Int(100), A).get(), 128);
   EXPECT_EQ(arith::align_workspace(Int(8), A).get(), 64);
+  // ...and the size the planner really sizes with: S0 = max(8*17, 4*1*32) = 136 is aligned to
+  // 192 under DCP, left as is without it (S8: no rounding without DCP).
+  const std::string batch = " block=32 interleave=8 ctx=100 q=4";
+  const Evaluation dcp = eval("version=v6-current platform=cuda max_model_len=17 max_num_seqs=1 dcp=8" + batch);
+  EXPECT_EQ(dcp.plan.workspace, 192);
+  EXPECT_EQ(dcp.plan.align, 64);
+  const Evaluation solo = eval("version=v6-current platform=cuda max_model_len=17 max_num_seqs=1 dcp=1" + batch);
+  EXPECT_EQ(solo.plan.workspace, 136);
 }
 
 // ---- §1.6 the workspace table ---------------------------------------------------------
@@ -127,7 +137,7 @@ struct SizingRow {
 
 TEST(WorkspaceTable, Spec1_6) {
   const SizingRow rows[] = {
-      {163840, 256, 64, 8, 1, 65536, 65536, 65536},   {163840, 256, 64, 8, 64, 65536, 131072, 65536},
+      {163840, 256, 64, 8, 1, 65536, 65536, 65536},    {163840, 256, 64, 8, 64, 65536, 131072, 65536},
       {163840, 1024, 64, 8, 64, 65536, 524288, 65536}, {163840, 1024, 128, 1, 1, 131072, 131072, 65536},
       {4096, 64, 16, 1, 1, 32768, 32768, 32768},       {4096, 64, 64, 1, 1, 32768, 32768, 32768},
       {163840, 256, 64, 3, 1, 65536, 65664, 65664},    {4095, 64, 16, 16, 1, 32760, 32768, 32768},
@@ -158,24 +168,24 @@ TEST(WorkspaceTable, InitAssertsWhereS_NotMultipleOfW) {
 // ---- §6 counterexamples, with the spec's exact numbers --------------------------------
 
 TEST(Spec6, Mi300xFamilyFiresPerStepAssertExactlyForTheListedN) {
-  const std::set<int> failing{3,  5,  6,  7,  9,  10, 11, 12, 13, 14, 15, 17, 19, 20, 22, 23, 24, 25, 27, 28, 29, 31,
-                              33, 34, 36, 37, 38, 40, 41, 43, 44, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
-                              60, 61, 62};
+  const std::set<int> failing{3,  5,  6,  7,  9,  10, 11, 12, 13, 14, 15, 17, 19, 20, 22, 23,
+                              24, 25, 27, 28, 29, 31, 33, 34, 36, 37, 38, 40, 41, 43, 44, 47,
+                              48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62};
   for (int n = 1; n <= 64; ++n) {
     // The per-step assert depends on S and n only; short contexts keep the simulation cheap.
     std::string ctx, q;
     for (int i = 0; i < n; ++i) ctx += (i ? ",100" : "100"), q += (i ? ",4" : "4");
     const Evaluation ev =
         eval("version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=" + ctx + " q=" + q);
-    const bool fired = ev.outcome == Outcome::assert_fired &&
-                       ev.first_assert()->which == "max_context_chunk % dcp_world_size == 0";
+    const bool fired =
+        ev.outcome == Outcome::assert_fired && ev.first_assert()->which == "max_context_chunk % dcp_world_size == 0";
     EXPECT_EQ(fired, failing.count(n) == 1) << "n=" << n;
   }
 }
 
 TEST(Spec6, Mi300xCaseReportsTheOffendingChunkWidth) {
-  const Evaluation ev = eval(
-      "version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,30000,30000 q=16,16,16");
+  const Evaluation ev =
+      eval("version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,30000,30000 q=16,16,16");
   ASSERT_EQ(ev.outcome, Outcome::assert_fired);
   EXPECT_EQ(ev.plan.chunk_width, 21845);
   EXPECT_NE(ev.first_assert()->detail.find("M=21845"), std::string::npos);
@@ -206,11 +216,14 @@ TEST(Spec6, InterleaveAndUnroundedCountersFailTheForwardAsserts) {
       {"version=v2-interleave platform=cuda workspace=32768 block=64 dcp=2 interleave=64 "
        "ctx=12000,500,500,500,500,500 q=4,4,4,4,4,4",
        "reorganized_kv_c_normed.shape[0] == sum_seq_len", "kept 8004 rows, sum_seq_len=7940"},
-      {"version=v4-pr47327 builder=sparse platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,30000,30000 q=4,4,4",
+      {"version=v4-pr47327 builder=sparse platform=rocm workspace=65536 block=64 dcp=8 interleave=1 "
+       "ctx=30000,30000,30000 q=4,4,4",
        "toks <= allgather_offset", "toks=8193"},
-      {"version=v4-pr47327 builder=sparse platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,100,100 q=4,4,4",
+      {"version=v4-pr47327 builder=sparse platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,100,100 "
+       "q=4,4,4",
        "reorganized_kv_c_normed.shape[0] == sum_seq_len", "kept 22048 rows, sum_seq_len=22045"},
-      {"version=v4-pr47327 builder=sparse platform=rocm workspace=32768 block=64 dcp=4 interleave=1 ctx=12000,12000,12000 q=4,4,4",
+      {"version=v4-pr47327 builder=sparse platform=rocm workspace=32768 block=64 dcp=4 interleave=1 "
+       "ctx=12000,12000,12000 q=4,4,4",
        "toks <= allgather_offset", "toks=8193"},
   };
   for (const auto& c : cases) {
@@ -255,7 +268,8 @@ TEST(Spec6, PageRoundingGatherShiftsFiveTokens) {
   const auto& i9 = ev.results[static_cast<std::size_t>(InvariantId::I9_reorg_exact)];
   ASSERT_FALSE(i9.violations.empty());
   // Spec: chunk 1 reads 21840.. instead of 21845..: 5 tokens of chunk 0 twice, 5 never.
-  EXPECT_NE(i9.violations.front().got.find("5 context row(s) of request 0 (positions 21840..21844); 5 position(s) never received"),
+  EXPECT_NE(i9.violations.front().got.find(
+                "5 context row(s) of request 0 (positions 21840..21844); 5 position(s) never received"),
             std::string::npos)
       << i9.violations.front().got;
 }
@@ -285,16 +299,29 @@ TEST(Spec6, TritonEmptyEmptyMergeAndContextPrefix) {
                   .violated(InvariantId::I13_context_prefix));
 }
 
+// test_context_parallel's sizing (max_model_len=4096, max_num_seqs=64, B=64 => S=32768), the
+// (dcp2, I=64) config, v2-interleave on CUDA (aot_schedule rounds M down to B): through the
+// planner, version and platform gating included.
 TEST(Spec5, TestContextParallelI64OnlyMisalignsForN6And7) {
   for (int n = 1; n <= 8; ++n) {
-    const Int M = arith::old_chunk_width(Int(32768), Int(n), Int(64));
-    const bool misaligned = M.get() % 128 != 0;
-    EXPECT_EQ(misaligned, n == 6 || n == 7) << n;
+    std::string ctx, q;
+    for (int i = 0; i < n; ++i) {
+      ctx += (i ? "," : "") + std::string("6000");
+      q += (i ? "," : "") + std::string("4");
+    }
+    const Evaluation ev = eval(
+        "version=v2-interleave platform=cuda max_model_len=4096 max_num_seqs=64 block=64 "
+        "dcp=2 interleave=64 ctx=" +
+        ctx + " q=" + q);
+    ASSERT_EQ(ev.plan.workspace, 32768) << n;
+    const std::int64_t M = ev.plan.chunk_width;
+    EXPECT_EQ(M, (32768 / n) / 64 * 64) << n;
+    EXPECT_EQ(M % 128 != 0, n == 6 || n == 7) << n;
     if (n == 6) {
-      EXPECT_EQ(M.get(), 5440);
+      EXPECT_EQ(M, 5440);
     }
     if (n == 7) {
-      EXPECT_EQ(M.get(), 4672);
+      EXPECT_EQ(M, 4672);
     }
   }
 }

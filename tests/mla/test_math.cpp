@@ -175,8 +175,11 @@ TEST(MlaExactAcc, NormalizeIsTheRoundedQuotient) {
 }
 
 TEST(MlaMerge, TritonEmptyEmptyIsNaNCudaIsNot) {
+  // Both sides empty in FA3's spelling (-inf, -inf): Triton computes -inf - -inf = NaN; the CUDA
+  // kernel copies the prefix and writes -inf. (The +inf mapping is not involved here: its own
+  // tests follow.)
   float p[2] = {0.0f, 0.0f}, s[2] = {0.0f, 0.0f}, o[2], lse;
-  const float pl = -INFINITY, sl = INFINITY;  // FA3 and FA2 spellings of "empty"
+  const float pl = -INFINITY, sl = -INFINITY;
   MergeTensors m{o, &lse, 2, 2, p, &pl, 2, 2, s, &sl, 2, 2, 1, 1, 2};
   merge_attn_states(MergeFlavour::triton, m);
   EXPECT_TRUE(std::isnan(o[0]));
@@ -184,6 +187,38 @@ TEST(MlaMerge, TritonEmptyEmptyIsNaNCudaIsNot) {
   merge_attn_states(MergeFlavour::cuda, m);
   EXPECT_EQ(o[0], 0.0f);
   EXPECT_EQ(lse, -INFINITY);
+}
+
+// FA2 spells an empty partial +inf. Both flavours must read it as empty: without the mapping the
+// max is +inf and the other side's weight exp(x - inf) * ... turns into NaN (inf - inf).
+TEST(MlaMerge, PlusInfIsEmptyInBothFlavours) {
+  float empty_side[2] = {3.0f, 7.0f}, full_side[2] = {1.0f, 2.0f}, o[2], lse;
+  const float plus_inf = INFINITY, fin = 0.5f;
+  for (MergeFlavour f : {MergeFlavour::triton, MergeFlavour::cuda}) {
+    const bool cuda = f == MergeFlavour::cuda;
+    MergeTensors pre{o, &lse, 2, 2, empty_side, &plus_inf, 2, 2, full_side, &fin, 2, 2, 1, 1, 2};
+    merge_attn_states(f, pre);  // empty prefix: the suffix, exactly
+    EXPECT_EQ(o[0], 1.0f) << cuda;
+    EXPECT_EQ(o[1], 2.0f) << cuda;
+    EXPECT_EQ(lse, 0.5f) << cuda;
+    MergeTensors suf{o, &lse, 2, 2, full_side, &fin, 2, 2, empty_side, &plus_inf, 2, 2, 1, 1, 2};
+    merge_attn_states(f, suf);  // empty suffix: the prefix, exactly
+    EXPECT_EQ(o[0], 1.0f) << cuda;
+    EXPECT_EQ(o[1], 2.0f) << cuda;
+    EXPECT_EQ(lse, 0.5f) << cuda;
+  }
+  // Both empty, one side +inf: Triton maps it and then fails as for (-inf, -inf); CUDA returns
+  // the empty result only because +inf became -inf (else the max is +inf, not "both empty").
+  float zeros[2] = {0.0f, 0.0f};
+  const float minus_inf = -INFINITY;
+  MergeTensors both{o, &lse, 2, 2, zeros, &minus_inf, 2, 2, zeros, &plus_inf, 2, 2, 1, 1, 2};
+  merge_attn_states(MergeFlavour::cuda, both);
+  EXPECT_EQ(o[0], 0.0f);
+  EXPECT_EQ(lse, -INFINITY);
+}
+
+TEST(MlaMerge, TritonNaNPrefixSurvivesAndWeightZeroGuard) {
+  float o[2], lse;
   // A NaN prefix survives the next Triton merge (exp(NaN) != 0 defeats the weight-0 guard).
   const float nan_l = NAN, fin = 0.5f;
   float pn[2] = {NAN, NAN}, s2[2] = {1.0f, 2.0f};

@@ -37,8 +37,12 @@ TEST(SmtProve, LegacyCounterexampleFoundAndReplays) {
   EXPECT_EQ(rows[0].status, Status::counterexample) << rows[0].detail;
   EXPECT_FALSE(rows[0].encoding_disagrees) << rows[0].replay;
   const Evaluation ev = evaluate(parse_case(rows[0].case_line));
-  EXPECT_TRUE(ev.violated(InvariantId::I1_workspace_div_dcp) || ev.outcome == Outcome::assert_fired)
-      << rows[0].case_line;
+  // The counterexample is for I-1: the replay must violate I-1 itself, and an assert that fires
+  // must be one of vLLM's two DCP-divisibility asserts (workspace at init, chunk width per step).
+  EXPECT_TRUE(ev.violated(InvariantId::I1_workspace_div_dcp)) << rows[0].case_line;
+  if (const AssertFailure* a = ev.first_assert()) {
+    EXPECT_NE(a->which.find("% dcp_world_size == 0"), std::string::npos) << a->which;
+  }
 }
 
 TEST(SmtProve, InterleaveCounterexampleV2Cuda) {
@@ -50,7 +54,8 @@ TEST(SmtProve, InterleaveCounterexampleV2Cuda) {
   ASSERT_EQ(rows[0].status, Status::counterexample) << rows[0].detail;
   EXPECT_FALSE(rows[0].encoding_disagrees) << rows[0].replay;
   const Evaluation ev = evaluate(parse_case(rows[0].case_line));
-  EXPECT_NE(ev.outcome, Outcome::ok) << rows[0].case_line;
+  // v2-interleave asserts only `% dcp_world_size`, which passes here: the finding is I-6 itself.
+  EXPECT_TRUE(ev.violated(InvariantId::I6_virtual_block_alignment)) << rows[0].case_line;
 }
 
 TEST(SmtProve, V6ProvesOnASmallGrid) {
