@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "kernels/harness/bit_diff.h"
 #include "kernels/harness/harness.h"
 #include "kernels/harness/pipeline.h"
 #include "kernels/multi/multi_rank.h"
@@ -19,66 +20,6 @@
 namespace cp::gpu {
 
 namespace {
-
-std::int64_t count_diff(const std::vector<float>& a, const std::vector<float>& b, std::int64_t* first) {
-  std::int64_t n = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (mla::bits_of(a[i]) != mla::bits_of(b[i]) || mla::is_nan(a[i]) || mla::is_nan(b[i])) {
-      if (n++ == 0 && first) *first = static_cast<std::int64_t>(i);
-    }
-  return n;
-}
-
-// Every element's raw bits: equal only when the 32 bits are equal (a NaN equals only the same
-// NaN bits). `inner` is the element count per token (N * Vd for outputs, N for lse), `vd` the
-// innermost extent (Vd, or 1 for lse).
-struct BitDiff {
-  std::int64_t elements = 0, differing = 0, nan_payload = 0;  // nan_payload: both NaN, other bits
-  bool size_mismatch = false;
-  std::int64_t first = -1;
-  std::uint32_t a_bits = 0, b_bits = 0;
-};
-
-BitDiff bit_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  BitDiff d;
-  d.elements = static_cast<std::int64_t>(a.size());
-  if (a.size() != b.size()) {
-    d.size_mismatch = true;
-    return d;
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const std::uint32_t x = mla::bits_of(a[i]), y = mla::bits_of(b[i]);
-    if (x == y) continue;
-    if (mla::is_nan(a[i]) && mla::is_nan(b[i])) ++d.nan_payload;
-    if (d.differing++ == 0) {
-      d.first = static_cast<std::int64_t>(i);
-      d.a_bits = x;
-      d.b_bits = y;
-    }
-  }
-  return d;
-}
-
-std::string hex32(std::uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
-
-// "name: 0 of E differ" or "name: K of E differ, first at (token t, head h, dim d): A vs B".
-std::string describe(const char* name, const BitDiff& d, std::int64_t N, std::int64_t vd) {
-  std::ostringstream os;
-  os << name << ": ";
-  if (d.size_mismatch) return os.str() + "SIZE MISMATCH";
-  os << d.differing << " of " << d.elements << " differ";
-  if (d.differing == 0) return os.str();
-  const std::int64_t per_token = N * vd;
-  os << ", first at (token " << d.first / per_token << ", head " << (d.first % per_token) / vd;
-  if (vd > 1) os << ", dim " << d.first % vd;
-  os << "): " << hex32(d.a_bits) << " vs " << hex32(d.b_bits);
-  if (d.nan_payload) os << " (" << d.nan_payload << " are NaN vs NaN with other bits)";
-  return os.str();
-}
 
 // The elements of `heads` of a [token][N][vd] tensor, as [token][heads][vd].
 std::vector<float> pick_heads(const std::vector<float>& v, const std::vector<int>& heads, std::int64_t N,
@@ -122,14 +63,14 @@ CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads) {
   const PipelineResult unchunked = run_pipeline(c, plan, in, po);
   const double gpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - gpu_t0).count();
   std::int64_t first = -1;
-  const std::int64_t diff = count_diff(unchunked.exact, chunked.exact, &first);
+  const std::int64_t diff = count_nonequal(unchunked.exact, chunked.exact, &first);
   os << "gpu exact: " << (diff == 0 ? "chunked == unchunked" : std::to_string(diff) + " elements differ");
   const std::vector<int>& hs = cpu.heads;
   const bool sampled = static_cast<int>(hs.size()) < s.N;
   if (sampled)
     os << " (every element); sampled heads " << hs.size() << " of " << s.N << " [CPU " << std::fixed
        << std::setprecision(1) << cpu_s << " s, GPU " << gpu_s << " s" << std::defaultfloat << "]";
-  const std::int64_t sampled_diff = sampled ? count_diff(pick_heads(unchunked.exact, hs, s.N, s.Vd),
+  const std::int64_t sampled_diff = sampled ? count_nonequal(pick_heads(unchunked.exact, hs, s.N, s.Vd),
                                                          pick_heads(chunked.exact, hs, s.N, s.Vd), nullptr)
                                             : diff;
   // The CPU's verdict: the same count (NaN never equal, as the CPU counts) and overflow flag.

@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "kernels/collective.h"
+#include "kernels/harness/bit_diff.h"
 #include "kernels/harness/pipeline.h"
 #include "kernels/runtime.h"
 #include "reference/mla/check.h"
@@ -581,53 +582,6 @@ std::optional<std::string> start_group(Group& g, std::ostream& out) {
 // ---------------------------------------------------------------------------------------------
 // Comparison (coordinator).
 
-struct BitDiff {
-  std::int64_t elements = 0, differing = 0;
-  bool size_mismatch = false;
-  std::int64_t first = -1;
-  std::uint32_t a_bits = 0, b_bits = 0;
-};
-
-BitDiff bit_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  BitDiff d;
-  d.elements = static_cast<std::int64_t>(a.size());
-  if (a.size() != b.size()) {
-    d.size_mismatch = true;
-    return d;
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const std::uint32_t x = mla::bits_of(a[i]), y = mla::bits_of(b[i]);
-    if (x == y) continue;
-    if (d.differing++ == 0) {
-      d.first = static_cast<std::int64_t>(i);
-      d.a_bits = x;
-      d.b_bits = y;
-    }
-  }
-  return d;
-}
-
-std::string describe(const char* name, const BitDiff& d, std::int64_t N, std::int64_t vd) {
-  std::ostringstream os;
-  os << name << ": ";
-  if (d.size_mismatch) return os.str() + "SIZE MISMATCH";
-  os << d.differing << " of " << d.elements << " differ";
-  if (d.differing == 0) return os.str();
-  const std::int64_t per_token = N * vd;
-  char bits[48];
-  std::snprintf(bits, sizeof bits, "0x%08x vs 0x%08x", d.a_bits, d.b_bits);
-  os << ", first at (token " << d.first / per_token << ", head " << (d.first % per_token) / vd;
-  if (vd > 1) os << ", dim " << d.first % vd;
-  os << "): " << bits;
-  return os.str();
-}
-
-std::int64_t count_nonequal(const std::vector<float>& a, const std::vector<float>& b) {
-  std::int64_t n = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
-    if (mla::bits_of(a[i]) != mla::bits_of(b[i]) || mla::is_nan(a[i]) || mla::is_nan(b[i])) ++n;
-  return n;
-}
 
 // The first step whose digest differs between rank r and the emulation (steps after the
 // all-gather are recorded once by the emulation, rank -1; gathers per rank).
