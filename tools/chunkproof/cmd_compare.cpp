@@ -114,20 +114,16 @@ int compare_main(Args args) {
   app.add_option("--bound-rel", bound.rel, "max relative error bound")->check(CLI::PositiveNumber);
   app.add_option("--bound-lse", bound.lse_abs, "max LSE abs error bound")->check(CLI::PositiveNumber);
   if (!parse(app, args)) return kExitOk;
-  struct {
-    const std::vector<std::string>& d;
-    const std::vector<std::string>& positional() const { return d; }
-  } o{dirs};
   require_writable_dir(outdir, "--out");
   std::filesystem::create_directories(outdir);
 
   io::Export ref;
   std::vector<Loaded> res;
   try {
-    ref = io::read_export(o.positional()[0]);
+    ref = io::read_export(dirs[0]);
     if (!ref.reference.has("out")) throw io::IoError(ref.dir + ": the export holds no reference (its assert fired)");
-    for (std::size_t i = 1; i < o.positional().size(); ++i) {
-      Loaded l{io::read_result(o.positional()[i]), {}, {}};
+    for (std::size_t i = 1; i < dirs.size(); ++i) {
+      Loaded l{io::read_result(dirs[i]), {}, {}};
       const std::string ed = l.r.info.value("export", "");
       if (!ed.empty() && std::filesystem::exists(ed + "/" + io::kManifestFile))
         l.ex = io::read_export(ed);
