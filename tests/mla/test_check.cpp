@@ -8,6 +8,7 @@
 
 #include "invariants/catalogue.h"
 #include "reference/caseio/regression.h"
+#include "tests/mla/narrow_dims.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
 
@@ -172,14 +173,7 @@ TEST(MlaRegressions, CorpusThroughTheNumbers) {
     if (entry.path().extension() != ".case") continue;
     const CaseRecord rf = read_regression_file(entry.path().string());
     for (const auto& ex : rf.expects) {
-      Case c = rf.case_for(ex.version);
-      // Narrow shapes keep the corpus (up to 110K context rows per case) fast; a single
-      // misrouted row still changes the exact integers.
-      c.dims.heads = 1;
-      c.dims.kv_lora_rank = 8;
-      c.dims.nope_dim = 4;
-      c.dims.rope_dim = 4;
-      c.dims.v_dim = 4;
+      const Case c = test_shapes::with_narrow_dims(rf.case_for(ex.version));
       SCOPED_TRACE(entry.path().filename().string() + ": " + rf.header_value("bug") + "\n  " + print_case(c));
       const CheckResult r = run_check(c, {});
       ++replays;

@@ -15,6 +15,7 @@
 
 #include "reference/mla/check.h"
 #include "reference/caseio/regression.h"
+#include "tests/mla/narrow_dims.h"
 
 namespace cp::mla {
 namespace {
@@ -49,12 +50,7 @@ std::vector<Named> golden_cases() {
   for (const auto& f : files) {
     const CaseRecord rf = read_regression_file(f.string());
     for (const auto& ex : rf.expects) {
-      Case c = rf.case_for(ex.version);
-      c.dims.heads = 1;
-      c.dims.kv_lora_rank = 8;
-      c.dims.nope_dim = 4;
-      c.dims.rope_dim = 4;
-      c.dims.v_dim = 4;
+      Case c = test_shapes::with_narrow_dims(rf.case_for(ex.version));
       out.push_back({"corpus/" + f.stem().string() + "/" + std::string(name(ex.version)), c});
       c.asserts = false;  // what the plan does to the numbers past its assert
       out.push_back({"corpus/" + f.stem().string() + "/" + std::string(name(ex.version)) + "/asserts=off", c});
