@@ -1,6 +1,8 @@
 // Kernel + launcher layers of the MLA reference pipeline. Each kernel mirrors one stage of
 // reference/mla/check.cpp and uses the same CP_HD math (reference/mla/math), so the bits match.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "kernels/gpu_compat.h"
 #include "kernels/mla_launch.h"
@@ -129,6 +131,89 @@ __global__ void up_project_kernel(const std::uint16_t* rows, std::int64_t n, int
 #pragma unroll
   for (int r = 0; r < kUpRows; ++r)
     if (i0 + r < n) out[(i0 + r) * width + j] = mla::round_to_bf16(acc[r]);
+}
+
+// Up-projection, register- and shared-memory-tiled (issue 15 part 3): a block computes a tile
+// of kTm x kTn outputs (rows x columns), 256 threads, each an 8 x 8 register tile (rows
+// {ty*4 + 0..3, 64 + ty*4 + 0..3}, columns likewise from tx: conflict-free 16-byte shared loads).
+// The L loop runs in steps of kTk: the step's x values (bf16 -> fp32, stored transposed
+// [l][row]) and W values ([l][column]) are staged in shared memory, then every thread runs
+// acc = dot_step(acc, x, w) for l = l0 .. l0 + kTk - 1 in order. Each output therefore has the
+// order of dot()/axpy_rows (acc = +0, then l = 0..L-1, mul then add, never fused): the same bits
+// as the CPU and the simple kernel; only how many outputs share a load changed.
+constexpr int kTm = 128, kTn = 128, kTk = 16, kTThreads = 256;
+constexpr int kTPad = 4;  // row padding of the transposed x tile (keeps 16-byte alignment)
+__global__ void __launch_bounds__(kTThreads)
+    up_project_tiled_kernel(const std::uint16_t* rows, std::int64_t n, int L, int rowlen, int width, const float* w,
+                            float* out) {
+  alignas(16) __shared__ float xs[kTk][kTm + kTPad];
+  alignas(16) __shared__ float ws[kTk][kTn];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tx = tid % 16, ty = tid / 16;
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.y) * kTm;
+  const int j0 = static_cast<int>(blockIdx.x) * kTn;
+  float acc[8][8];
+#pragma unroll
+  for (int r = 0; r < 8; ++r)
+#pragma unroll
+    for (int c = 0; c < 8; ++c) acc[r][c] = 0.0f;
+  for (int l0 = 0; l0 < L; l0 += kTk) {
+    const int kk = min(kTk, L - l0);
+    // x: 16 consecutive l of one row per 16 threads (32 contiguous bytes), 16 rows per pass.
+    for (int e = tid; e < kTm * kTk; e += kTThreads) {
+      const int l = e % kTk, r = e / kTk;
+      const std::int64_t i = i0 + r;
+      xs[l][r] = (i < n && l < kk) ? mla::bf16_to_float(rows[i * rowlen + l0 + l]) : 0.0f;
+    }
+    // W: 128 consecutive columns of one l per 128 threads (coalesced).
+    for (int e = tid; e < kTk * kTn; e += kTThreads) {
+      const int c = e % kTn, l = e / kTn;
+      const int j = j0 + c;
+      ws[l][c] = (j < width && l < kk) ? w[static_cast<std::int64_t>(l0 + l) * width + j] : 0.0f;
+    }
+    __syncthreads();
+    if (kk == kTk) {
+#pragma unroll
+      for (int l = 0; l < kTk; ++l) {
+        const float4 a0 = *reinterpret_cast<const float4*>(&xs[l][ty * 4]);
+        const float4 a1 = *reinterpret_cast<const float4*>(&xs[l][64 + ty * 4]);
+        const float4 b0 = *reinterpret_cast<const float4*>(&ws[l][tx * 4]);
+        const float4 b1 = *reinterpret_cast<const float4*>(&ws[l][64 + tx * 4]);
+        const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+#pragma unroll
+          for (int c = 0; c < 8; ++c) acc[r][c] = mla::dot_step(acc[r][c], a[r], b[c]);
+      }
+    } else {  // the last, partial step: exactly L terms per output, no padding terms
+      for (int l = 0; l < kk; ++l) {
+        float a[8], b[8];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          a[q] = xs[l][ty * 4 + q];
+          a[4 + q] = xs[l][64 + ty * 4 + q];
+          b[q] = ws[l][tx * 4 + q];
+          b[4 + q] = ws[l][64 + tx * 4 + q];
+        }
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+#pragma unroll
+          for (int c = 0; c < 8; ++c) acc[r][c] = mla::dot_step(acc[r][c], a[r], b[c]);
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int r = 0; r < 8; ++r) {
+    const std::int64_t i = i0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + (r - 4));
+    if (i >= n) continue;
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+      const int j = j0 + (c < 4 ? tx * 4 + c : 64 + tx * 4 + (c - 4));
+      if (j < width) out[i * width + j] = mla::round_to_bf16(acc[r][c]);
+    }
+  }
 }
 
 __global__ void kpe_kernel(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int rowlen, float* kpe) {
@@ -437,6 +522,16 @@ unsigned blocks_for(std::int64_t n, int threads) { return static_cast<unsigned>(
 
 }  // namespace
 
+UpKernel up_project_kernel_choice() {
+  // CHUNKPROOF_GPU_UPPROJ=rows8: the previous kernel (8 rows per block, one column per thread),
+  // for A/B timing in `bench --device gpu`; both give the same bits.
+  static const UpKernel k = [] {
+    const char* e = std::getenv("CHUNKPROOF_GPU_UPPROJ");
+    return e != nullptr && std::string(e) == "rows8" ? UpKernel::rows8 : UpKernel::tiled;
+  }();
+  return k;
+}
+
 void launch_gather_positions(const CacheView& cv, const GatherEntry* entries, int n_entries, std::int64_t rows,
                              std::uint16_t* out) {
   if (rows <= 0 || n_entries <= 0) return;
@@ -461,6 +556,12 @@ void launch_up_project(const std::uint16_t* rows, std::int64_t n, int L, int Rr,
                        float* out, float* kpe) {
   if (n <= 0) return;
   const int width = N * cols;
+  if (up_project_kernel_choice() == UpKernel::tiled) {
+    const dim3 tgrid(blocks_for(width, kTn), blocks_for(n, kTm));
+    CP_LAUNCH(up_project_tiled_kernel, tgrid, kTThreads, 0, 0, rows, n, L, L + Rr, width, w, out);
+    if (kpe) CP_LAUNCH(kpe_kernel, blocks_for(n * Rr, 256), 256, 0, 0, rows, n, L, Rr, L + Rr, kpe);
+    return;
+  }
   const dim3 grid(blocks_for(width, kUpThreads), blocks_for(n, kUpRows));
   const std::size_t shmem = sizeof(float) * kUpRows * static_cast<std::size_t>(L);
   if (shmem > 48 * 1024)
