@@ -68,7 +68,7 @@ has() { [[ " $PARTS " == *" $1 "* ]]; }
     done <<'EOF'
 version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=300,0,77 q=3,2,4
 version=v6-current platform=rocm workspace=512 block=16 dcp=1 interleave=1 ctx=1000,3,700 q=1,5,4
-version=v2-interleave platform=cuda workspace=1024 block=16 dcp=8 interleave=64 ctx=5000,100,100 q=4,4,4 asserts=off
+version=v2-interleave platform=cuda workspace=1024 block=64 dcp=8 interleave=64 ctx=5000,100,100 q=4,4,4 asserts=off
 version=v1-dcp platform=rocm workspace=1024 block=16 dcp=8 interleave=1 ctx=5000,100,100 q=4,4,4 asserts=off
 version=v6-current platform=cuda workspace=4096 block=64 dcp=8 interleave=64 ctx=9000,100,100 q=4,4,4 dims=deepseek-v3 heads=4
 EOF

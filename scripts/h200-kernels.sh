@@ -42,7 +42,7 @@ log() { echo "== $* ($(date +%T))"; }
   log "export x4 in parallel ($THREADS threads each; ${EXPORT_ARGS:-default device})"
   for k in $ORDER; do
     ( t0=$(date +%s.%N); "$BIN" export --case "${CASE[$k]}" --out "$W/$k" --threads "$THREADS" ${EXPORT_ARGS:-} >"$W/$k.export.log" 2>&1
-      echo "rc=$? $k export wall $(echo "$(date +%s.%N) - $t0" | bc) s" >>"$W/$k.export.log" ) &
+      echo "rc=$? $k export wall $(python3 -c "import time; print(round(time.time() - $t0, 2))") s" >>"$W/$k.export.log" ) &
   done
   wait
   for k in $ORDER; do cat "$W/$k.export.log"; done

@@ -313,7 +313,7 @@ ExportReference export_reference(const Case& c, int threads, int sample_heads) {
     e.head = static_cast<int>((first % per_token) / Vd);
     e.dim = static_cast<int>(first % Vd);
     std::int64_t t0 = 0;
-    for (int req : plan.prefills) {
+    for (int req : r.plan.prefills) {  // r.plan: `plan` referred to the moved-from CPU result
       const std::int64_t qn = c.q[static_cast<std::size_t>(req)];
       if (e.token >= t0 && e.token < t0 + qn) {
         e.request = req;

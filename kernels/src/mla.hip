@@ -7,6 +7,7 @@
 #include "kernels/gpu_compat.h"
 #include "kernels/mla_launch.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/math/exact_bins.h"
 
 namespace cp::gpu {
 namespace {
@@ -361,7 +362,10 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   __syncthreads();
   const int d = threadIdx.x;
   if (d > Vd) return;
-  ExactAcc acc[kExTok];
+  // ExactBins: the same integers as ExactAcc term by term (one 128-bit add per term instead of
+  // a 192-bit carry chain); a tile holds kKeyTile <= ExactBins::kMaxBinTerms terms.
+  static_assert(kKeyTile <= mla::ExactBins::kMaxBinTerms, "a key tile must fit the bins");
+  mla::ExactBins acc[kExTok];
 #pragma unroll
   for (int k = 0; k < kExTok; ++k) acc[k].clear();
   for (std::int64_t i = lo; i < hi_max; ++i) {
@@ -379,7 +383,8 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   }
 #pragma unroll
   for (int k = 0; k < kExTok; ++k)
-    if (t0 + k < qn) scratch[(tile * per_row + static_cast<std::int64_t>(t0 + k) * N + h) * (Vd + 1) + d] = acc[k];
+    if (t0 + k < qn)
+      scratch[(tile * per_row + static_cast<std::int64_t>(t0 + k) * N + h) * (Vd + 1) + d] = acc[k].to_acc();
 }
 
 __global__ void exact_merge_kernel(const ExactAcc* scratch, std::int64_t tiles, std::int64_t per_row, int Vd,
