@@ -332,7 +332,13 @@ constexpr int kExTok = 4;  // tokens per block: each v element loaded once for k
 // adds does not matter, the terms are the CPU's.
 __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N,
                                   int Vd, const float* mx, const float* v, ExactAcc* scratch) {
-  __shared__ float ps[kKeyTile][kExTok];
+  // Each weight p = exp_cp(s - m) is computed once per (key, token) by the block and kept
+  // decomposed (ExactAcc::decompose: sign in bit 31 of the mantissa word, kNonFiniteP for inf/NaN);
+  // every thread then decomposes its v element once per key and adds m_p * m_v * 2^(e_p + e_v),
+  // i.e. ExactAcc::add_product's term, without redoing the decomposition per term.
+  constexpr int kNonFiniteP = -100000;
+  __shared__ std::uint32_t pm[kKeyTile][kExTok];
+  __shared__ int pe[kKeyTile][kExTok];
   const int ttiles = (qn + kExTok - 1) / kExTok;
   const std::int64_t b = blockIdx.x;
   const int tt_tile = static_cast<int>(b % ttiles);
@@ -341,23 +347,31 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   const int t0 = tt_tile * kExTok;
   const std::int64_t lo = tile * kKeyTile;
   const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  auto end_of = [&](int k) {  // keys [lo, end) of token t0 + k in this tile
+    const int t = t0 + k;
+    std::int64_t e = t < qn ? min64(n, lo + kKeyTile) : lo;
+    if (causal) e = min64(e, t + 1);
+    return e;
+  };
   std::int64_t hi[kExTok];
   std::int64_t hi_max = lo;
 #pragma unroll
   for (int k = 0; k < kExTok; ++k) {
-    const int t = t0 + k;
-    std::int64_t e = t < qn ? min64(n, lo + kKeyTile) : lo;
-    if (causal) e = min64(e, t + 1);
-    hi[k] = e;
-    hi_max = e > hi_max ? e : hi_max;
+    hi[k] = end_of(k);
+    hi_max = hi[k] > hi_max ? hi[k] : hi_max;
   }
   for (int e = threadIdx.x; e < kKeyTile * kExTok; e += blockDim.x) {
     const int k = e % kExTok;
     const std::int64_t i = lo + e / kExTok;
     const int t = t0 + k;
     float p = 0.0f;
-    if (i < hi[k]) p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + t * N + h], mx[t * N + h]));
-    ps[e / kExTok][k] = p;
+    if (i < end_of(k)) p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + t * N + h], mx[t * N + h]));
+    bool neg = false;
+    std::uint64_t m = 0;
+    int ex = 0;
+    const bool fin = ExactAcc::decompose(p, neg, m, ex);
+    pm[e / kExTok][k] = static_cast<std::uint32_t>(m) | (neg ? 0x80000000u : 0u);
+    pe[e / kExTok][k] = fin ? ex : kNonFiniteP;
   }
   __syncthreads();
   const int d = threadIdx.x;
@@ -373,12 +387,29 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
     if (d == Vd) {
 #pragma unroll
       for (int k = 0; k < kExTok; ++k)
-        if (i < hi[k]) acc[k].add(ps[r][k]);
+        if (i < hi[k]) {
+          const std::uint32_t w = pm[r][k];
+          const int e = pe[r][k];
+          if (e == kNonFiniteP)
+            acc[k].add_nonfinite();
+          else
+            acc[k].add_scaled((w >> 31) != 0u, w & 0x7fffffffu, e);
+        }
     } else {
-      const float vv = v[(i * N + h) * Vd + d];
+      bool vneg = false;
+      std::uint64_t vm = 0;
+      int ve = 0;
+      const bool vfin = ExactAcc::decompose(v[(i * N + h) * Vd + d], vneg, vm, ve);
 #pragma unroll
       for (int k = 0; k < kExTok; ++k)
-        if (i < hi[k]) acc[k].add_product(ps[r][k], vv);
+        if (i < hi[k]) {
+          const std::uint32_t w = pm[r][k];
+          const int e = pe[r][k];
+          if (!vfin || e == kNonFiniteP)
+            acc[k].add_nonfinite();
+          else
+            acc[k].add_scaled(((w >> 31) != 0u) != vneg, static_cast<std::uint64_t>(w & 0x7fffffffu) * vm, e + ve);
+        }
     }
   }
 #pragma unroll

@@ -78,10 +78,8 @@ int export_main(Args args) {
   } else if (device == "auto") {
     if (!gpu_hooks().export_reference)
       why_cpu = "built without a GPU backend";
-    else if (!gpu_hooks().available(&why_cpu))
-      why_cpu = "no usable GPU: " + why_cpu;
-    else
-      use_gpu = true;
+    else if (gpu_hooks().available(&why_cpu))
+      use_gpu = true;  // else why_cpu says why (the probe's reason)
   }
   io::ExportSummary s;
   std::string source_line;

@@ -69,29 +69,28 @@ struct ExactBins {
       add128(lo[2], hi[2], neg, tl, th);
   }
 
+  // A term with an inf/NaN factor: counted and flagged, nothing added (as ExactAcc).
+  CP_HD void add_nonfinite() {
+    if (count >= ExactAcc::kMaxTerms - 1u) flags |= ExactAcc::kOverflow;
+    if (count < ExactAcc::kMaxTerms) ++count;
+    flags |= ExactAcc::kNonFinite;
+  }
+
   CP_HD void add(float x) {
     bool neg = false;
     std::uint64_t m = 0;
     int e = 0;
-    if (!ExactAcc::decompose(x, neg, m, e)) {
-      if (count >= ExactAcc::kMaxTerms - 1u) flags |= ExactAcc::kOverflow;
-      if (count < ExactAcc::kMaxTerms) ++count;
-      flags |= ExactAcc::kNonFinite;
-      return;
-    }
+    if (!ExactAcc::decompose(x, neg, m, e)) return add_nonfinite();
     add_scaled(neg, m, e);
   }
 
+  // The parts may come from ExactAcc::decompose done once per factor (the GPU kernel decomposes
+  // each weight once per key and token, each v element once per key).
   CP_HD void add_product(float x, float y) {
     bool na = false, nb = false;
     std::uint64_t ma = 0, mb = 0;
     int ea = 0, eb = 0;
-    if (!ExactAcc::decompose(x, na, ma, ea) || !ExactAcc::decompose(y, nb, mb, eb)) {
-      if (count >= ExactAcc::kMaxTerms - 1u) flags |= ExactAcc::kOverflow;
-      if (count < ExactAcc::kMaxTerms) ++count;
-      flags |= ExactAcc::kNonFinite;
-      return;
-    }
+    if (!ExactAcc::decompose(x, na, ma, ea) || !ExactAcc::decompose(y, nb, mb, eb)) return add_nonfinite();
     add_scaled(na != nb, ma * mb, ea + eb);
   }
 
