@@ -375,7 +375,7 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   }
   __syncthreads();
   const int d = threadIdx.x;
-  if (d > Vd) return;
+  if (d >= Vd) return;
   // ExactBins: the same integers as ExactAcc term by term (one 128-bit add per term instead of
   // a 192-bit carry chain); a tile holds kKeyTile <= ExactBins::kMaxBinTerms terms.
   static_assert(kKeyTile <= mla::ExactBins::kMaxBinTerms, "a key tile must fit the bins");
@@ -384,38 +384,46 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   for (int k = 0; k < kExTok; ++k) acc[k].clear();
   for (std::int64_t i = lo; i < hi_max; ++i) {
     const int r = static_cast<int>(i - lo);
-    if (d == Vd) {
+    bool vneg = false;
+    std::uint64_t vm = 0;
+    int ve = 0;
+    const bool vfin = ExactAcc::decompose(v[(i * N + h) * Vd + d], vneg, vm, ve);
 #pragma unroll
-      for (int k = 0; k < kExTok; ++k)
-        if (i < hi[k]) {
-          const std::uint32_t w = pm[r][k];
-          const int e = pe[r][k];
-          if (e == kNonFiniteP)
-            acc[k].add_nonfinite();
-          else
-            acc[k].add_scaled((w >> 31) != 0u, w & 0x7fffffffu, e);
-        }
-    } else {
-      bool vneg = false;
-      std::uint64_t vm = 0;
-      int ve = 0;
-      const bool vfin = ExactAcc::decompose(v[(i * N + h) * Vd + d], vneg, vm, ve);
-#pragma unroll
-      for (int k = 0; k < kExTok; ++k)
-        if (i < hi[k]) {
-          const std::uint32_t w = pm[r][k];
-          const int e = pe[r][k];
-          if (!vfin || e == kNonFiniteP)
-            acc[k].add_nonfinite();
-          else
-            acc[k].add_scaled(((w >> 31) != 0u) != vneg, static_cast<std::uint64_t>(w & 0x7fffffffu) * vm, e + ve);
-        }
-    }
+    for (int k = 0; k < kExTok; ++k)
+      if (i < hi[k]) {
+        const std::uint32_t w = pm[r][k];
+        const int e = pe[r][k];
+        if (!vfin || e == kNonFiniteP)
+          acc[k].add_nonfinite();
+        else
+          acc[k].add_scaled(((w >> 31) != 0u) != vneg, static_cast<std::uint64_t>(w & 0x7fffffffu) * vm, e + ve);
+      }
   }
 #pragma unroll
   for (int k = 0; k < kExTok; ++k)
     if (t0 + k < qn)
       scratch[(tile * per_row + static_cast<std::int64_t>(t0 + k) * N + h) * (Vd + 1) + d] = acc[k].to_acc();
+}
+
+// The denominators of one key tile: one thread per (token, head) adds the tile's weights
+// exp_cp(s - m) (the same function and bits as the numerators' weights) — ExactAcc::add's terms —
+// and writes the tile's accumulator at index Vd of the tile's scratch row. Kept out of
+// exact_tile_kernel so that its blocks are Vd threads, a whole number of warps.
+__global__ void exact_den_kernel(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N,
+                                 int Vd, const float* mx, std::int64_t tiles, ExactAcc* scratch) {
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= tiles * per_row) return;
+  const std::int64_t tile = idx / per_row, th = idx % per_row;  // th = t * N + h
+  const int t = static_cast<int>(th / N);
+  const std::int64_t lo = tile * kKeyTile;
+  std::int64_t end = min64(n, lo + kKeyTile);
+  if (causal) end = min64(end, t + 1);
+  const float m = mx[th];
+  mla::ExactBins acc;
+  acc.clear();
+  for (std::int64_t i = lo; i < end; ++i) acc.add(mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + th], m)));
+  scratch[(tile * per_row + th) * (Vd + 1) + Vd] = acc.to_acc();
 }
 
 __global__ void exact_merge_kernel(const ExactAcc* scratch, std::int64_t tiles, std::int64_t per_row, int Vd,
@@ -633,11 +641,14 @@ void launch_exact_accumulate(const float* store, std::int64_t key0, std::int64_t
                              const float* mx, const float* v, ExactAcc* scratch, ExactAcc* num, ExactAcc* den) {
   if (n <= 0 || qn <= 0) return;
   const std::int64_t tiles = (n + kKeyTile - 1) / kKeyTile;
-  const int threads = ((Vd + 1 + 31) / 32) * 32;
+  // Vd threads rounded up to a multiple of 64: whole warps on NVIDIA (32) and AMD (64) alike.
+  const int threads = ((Vd + 63) / 64) * 64;
   const std::int64_t blocks = tiles * N * ((qn + kExTok - 1) / kExTok);
   CP_LAUNCH(exact_tile_kernel, static_cast<unsigned>(blocks), threads, 0, 0, store, key0, n, causal, qn, N, Vd, mx, v,
             scratch);
   const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  CP_LAUNCH(exact_den_kernel, blocks_for(tiles * per_row, 128), 128, 0, 0, store, key0, n, causal, qn, N, Vd, mx, tiles,
+            scratch);
   CP_LAUNCH(exact_merge_kernel, blocks_for(per_row * (Vd + 1), 256), 256, 0, 0, scratch, tiles, per_row, Vd, num, den);
 }
 void launch_init_acc(ExactAcc* a, std::int64_t count) {
