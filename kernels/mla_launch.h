@@ -46,6 +46,11 @@ void launch_copy_rows(const CopySegment* segs_dev, int n_segs, std::int64_t max_
 
 // out[i][h][c] = round_to_bf16(kv_c_i . W[:, h*cols + c]) in fixed order over L; kpe[i][e]
 // = bf16_to_float(k_pe_i) when kpe != nullptr.
+// Which up-projection kernel launch_up_project runs: `tiled` (128 x 128 outputs per block, 8 x 8
+// per thread, W and x staged in shared memory) unless CHUNKPROOF_GPU_UPPROJ=rows8 selects the
+// previous one (8 rows per block, one column per thread). Same bits either way.
+enum class UpKernel { tiled, rows8 };
+UpKernel up_project_kernel_choice();
 void launch_up_project(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int N, int cols, const float* w,
                        float* out, float* kpe);
 

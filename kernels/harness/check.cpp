@@ -33,6 +33,14 @@ std::vector<float> pick_heads(const std::vector<float>& v, const std::vector<int
   return out;
 }
 
+// The rows of `heads` of a head-major [N][qn] tensor (a partial's lse), as [heads][qn].
+std::vector<float> pick_head_rows(const std::vector<float>& v, const std::vector<int>& heads, std::int64_t qn) {
+  std::vector<float> out;
+  out.reserve(heads.size() * static_cast<std::size_t>(qn));
+  for (int h : heads) out.insert(out.end(), v.begin() + h * qn, v.begin() + (h + 1) * qn);
+  return out;
+}
+
 // sample_heads > 0 (sampled verification): the CPU runs both paths for that many heads (every
 // token and dim of them); the GPU runs every head and still compares chunked vs unchunked on
 // every element; GPU vs CPU is compared, bit for bit, on every element of the chosen heads.
@@ -129,6 +137,136 @@ CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads) {
   out.agree = agree;
   out.line = os.str();
   return out;
+}
+
+ExportReference export_reference(const Case& c, int threads, int sample_heads) {
+  ExportReference er;
+  std::ostringstream os;
+  mla::CheckOptions co;
+  co.keep_outputs = true;
+  co.sample_heads = std::max(1, sample_heads);
+  co.threads = std::max(1, threads);
+  const auto cpu_t0 = std::chrono::steady_clock::now();
+  mla::CheckResult cpu = mla::run_check(c, co);
+  er.cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_t0).count();
+  if (cpu.assert_fired) {
+    er.line = "assert fired on the CPU plan (nothing ran on the GPU): " + cpu.assert_text;
+    er.result = std::move(cpu);
+    return er;
+  }
+  const Plan& plan = cpu.plan;
+  const mla::Inputs in = mla::make_inputs(c);
+  const std::int64_t N = in.s.N, Vd = in.s.Vd;
+  const auto gpu_t0 = std::chrono::steady_clock::now();
+  PipelineOptions po;
+  po.keep_partials = true;
+  PipelineResult chunked = run_pipeline(c, plan, in, po);
+  po.chunked = false;
+  po.vllm = false;
+  po.keep_partials = false;
+  po.exact_lse = true;
+  PipelineResult unchunked = run_pipeline(c, plan, in, po);
+  er.gpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - gpu_t0).count();
+
+  const std::vector<int> hs = cpu.heads;
+  er.checked_heads = hs;
+  const std::int64_t NK = static_cast<std::int64_t>(hs.size());
+  bool all_equal = true;
+  auto cmp = [&](const std::string& name, const std::vector<float>& gpu_sel, const std::vector<float>& cpu_v,
+                 std::int64_t vd) {
+    const BitDiff d = bit_diff(gpu_sel, cpu_v);
+    er.compared += d.elements;
+    if (d.differing == 0 && !d.size_mismatch) return;
+    all_equal = false;
+    os << "; GPU vs CPU " << describe(name.c_str(), d, NK, vd);
+  };
+  cmp("reference out", pick_heads(unchunked.exact, hs, N, Vd), cpu.reference_out, Vd);
+  cmp("reference lse", pick_heads(unchunked.exact_lse, hs, N, 1), cpu.reference_lse, 1);
+  cmp("chunked out", pick_heads(chunked.exact, hs, N, Vd), cpu.chunked_out, Vd);
+  for (int f = 0; f < 2; ++f) {
+    const std::string fl = f == 0 ? "triton" : "cuda";
+    cmp("vllm " + fl + " out", pick_heads(chunked.vllm[f], hs, N, Vd), cpu.vllm_out[f], Vd);
+    cmp("vllm " + fl + " lse", pick_heads(chunked.vllm_lse[f], hs, N, 1), cpu.vllm_lse[f], 1);
+  }
+  if (chunked.partials.size() != cpu.vllm_partials.size()) {
+    all_equal = false;
+    os << "; GPU vs CPU: " << chunked.partials.size() << " chunk partials vs " << cpu.vllm_partials.size();
+  } else {
+    for (std::size_t i = 0; i < chunked.partials.size(); ++i) {
+      const auto& g = chunked.partials[i];
+      const auto& h = cpu.vllm_partials[i];
+      const std::string name = "chunk " + std::to_string(h.chunk) + " entry " + std::to_string(h.entry);
+      if (g.chunk != h.chunk || g.entry != h.entry || g.request != h.request || g.qn != h.qn) {
+        all_equal = false;
+        os << "; GPU vs CPU: partial " << i << " is chunk " << g.chunk << " entry " << g.entry << " on the GPU, "
+           << name << " on the CPU";
+        continue;
+      }
+      cmp(name + " partial out", pick_heads(g.out, hs, N, Vd), h.out, Vd);
+      cmp(name + " partial lse", pick_head_rows(g.lse, hs, g.qn), h.lse, 1);
+    }
+  }
+  // The verdict: every element on the GPU; over the chosen heads it must be the CPU's.
+  std::int64_t first = -1;
+  const std::int64_t diff = count_diff(unchunked.exact, chunked.exact, &first);
+  const std::int64_t sampled_diff =
+      count_diff(pick_heads(unchunked.exact, hs, N, Vd), pick_heads(chunked.exact, hs, N, Vd), nullptr);
+  const bool overflow = chunked.overflow || unchunked.overflow;
+  bool verdict_ok = cpu.exact.differing == sampled_diff && cpu.exact.overflow == overflow;
+  if (!verdict_ok)
+    os << "; verdict: CPU " << cpu.exact.differing << " differ" << (cpu.exact.overflow ? ", overflow" : "")
+       << " over the chosen heads, GPU " << sampled_diff << (overflow ? ", overflow" : "");
+  er.agree = all_equal && verdict_ok;
+  std::ostringstream head;
+  head << "gpu exact path, every head (" << N << "); cross-checked heads";
+  for (int h : hs) head << " " << h;
+  head << ": "
+       << (er.agree ? "all " + std::to_string(er.compared) + " elements bit-identical GPU vs CPU"
+                    : std::string("DISAGREES"))
+       << " (exact out + lse, chunked out, vllm out + lse x2, " << chunked.partials.size() << " chunk partials)"
+       << " [CPU " << std::fixed << std::setprecision(1) << er.cpu_seconds << " s, GPU " << er.gpu_seconds << " s]";
+  er.line = head.str() + os.str();
+
+  // The GPU's tensors, every head, in CheckResult's layout.
+  mla::CheckResult& r = er.result;
+  r = std::move(cpu);
+  r.all_heads = static_cast<int>(N);
+  r.heads.resize(static_cast<std::size_t>(N));
+  for (int h = 0; h < static_cast<int>(N); ++h) r.heads[static_cast<std::size_t>(h)] = h;
+  r.reference_out = std::move(unchunked.exact);
+  r.reference_lse = std::move(unchunked.exact_lse);
+  r.chunked_out = std::move(chunked.exact);
+  for (int f = 0; f < 2; ++f) {
+    r.vllm_out[f] = std::move(chunked.vllm[f]);
+    r.vllm_lse[f] = std::move(chunked.vllm_lse[f]);
+  }
+  r.vllm_partials = std::move(chunked.partials);
+  mla::ExactResult& ex = r.exact;
+  ex.elements = static_cast<std::int64_t>(r.reference_out.size());
+  ex.differing = diff;
+  ex.overflow = overflow;
+  ex.first.reset();
+  if (diff > 0) {
+    const std::size_t i = static_cast<std::size_t>(first);
+    mla::ElementAt e;
+    const std::int64_t per_token = N * Vd;
+    e.token = first / per_token;
+    e.head = static_cast<int>((first % per_token) / Vd);
+    e.dim = static_cast<int>(first % Vd);
+    std::int64_t t0 = 0;
+    for (int req : r.plan.prefills) {  // r.plan: `plan` referred to the moved-from CPU result
+      const std::int64_t qn = c.q[static_cast<std::size_t>(req)];
+      if (e.token >= t0 && e.token < t0 + qn) {
+        e.request = req;
+        e.token_in_request = e.token - t0;
+      }
+      t0 += qn;
+    }
+    ex.first = e;
+    ex.ref_bits = mla::bits_of(r.reference_out[i]);
+    ex.got_bits = mla::bits_of(r.chunked_out[i]);
+  }
+  return er;
 }
 
 }  // namespace cp::gpu

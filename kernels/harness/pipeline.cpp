@@ -67,6 +67,7 @@ std::uint64_t hash_device(std::initializer_list<Span> spans) {
 struct Piece {
   int work;
   std::int64_t cu, n;
+  int entry = -1;  // the chunk entry it comes from (-1: unchunked or causal suffix)
 };
 
 struct Work {
@@ -273,7 +274,7 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
     }
     for (std::size_t b = 0; b < ch.entries.size(); ++b)
       pieces.push_back({work_of[static_cast<std::size_t>(ch.entries[b].request)], ch.cu_seq_lens[b],
-                        ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b]});
+                        ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b], static_cast<int>(b)});
     st.end();
     return rows_total;
   };
@@ -353,6 +354,8 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       }
       launch_vllm_partial(store, key0, p.n, causal, w.qn, N, Vd, vp, po.data(), pl.data());
       digest(Step::attention, -1, {{po.data(), po.bytes()}, {pl.data(), pl.bytes()}});
+      if (o.keep_partials && !causal && p.entry >= 0)
+        res.partials.push_back({cur_chunk, p.entry, w.request, w.qn, w.token0, po.get(), pl.get()});
       st.end();
       st.begin("merge");
       if (causal) {
@@ -457,6 +460,14 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       launch_normalize(w.num.data(), w.den.data(), static_cast<std::int64_t>(th), Vd, out.data(), flags.data());
       const auto host = out.get();
       std::copy(host.begin(), host.end(), res.exact.begin() + static_cast<long>(w.token0) * N * Vd);
+      if (o.exact_lse) {  // reference/mla/check.cpp's formula, on the host: the same bits
+        if (res.exact_lse.empty()) res.exact_lse.assign(static_cast<std::size_t>(T) * N, 0.0f);
+        const auto mx = w.mx.get();
+        const auto den = w.den.get();
+        for (std::size_t i = 0; i < th; ++i)  // i = t * N + h
+          res.exact_lse[static_cast<std::size_t>(w.token0) * N + i] =
+              static_cast<float>(static_cast<double>(mx[i]) + std::log(mla::to_double(den[i])));
+      }
     }
     res.overflow = flags.get()[0] != 0u;
     st.end();

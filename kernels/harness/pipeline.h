@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
 #include "reference/planner/plan.h"
 
@@ -44,6 +45,11 @@ struct PipelineOptions {
   bool time_stages = false;
   bool poison = true;    // poison every stage output before its kernel
   bool digests = false;  // record StageDigest per chunk and step (costs a download each)
+  // For export (docs/export.md): keep every plan entry's vLLM-style partial (chunked runs with
+  // vllm), and the exact path's natural-log LSE per [token][head], computed on the host from the
+  // downloaded row max and exact denominator with the CPU reference's formula.
+  bool keep_partials = false;
+  bool exact_lse = false;
   // Multi-rank: this process is DCP rank comm->rank() of comm->ranks() (== the case's dcp), on
   // its own GPU. It holds only its own shard of the paged cache, gathers its local rows and
   // all-gathers them through `comm`; reorg, up-projection, attention and merge run on every
@@ -54,13 +60,15 @@ struct PipelineOptions {
 };
 
 struct PipelineResult {
-  std::vector<float> exact;                  // [prefill token][N][Vd]
-  bool overflow = false;                     // an exact accumulator was flagged
-  std::vector<float> vllm[2];                // [triton, cuda], same layout
-  std::vector<float> vllm_lse[2];            // lse of the final merge, [prefill token][N]
-  std::map<std::string, double> stage_ms;    // with time_stages
-  std::vector<StageDigest> digests;          // with digests
-  std::vector<AllGatherSample> all_gathers;  // multi-rank with time_stages
+  std::vector<float> exact;                         // [prefill token][N][Vd]
+  bool overflow = false;                            // an exact accumulator was flagged
+  std::vector<float> vllm[2];                       // [triton, cuda], same layout
+  std::vector<float> vllm_lse[2];                   // lse of the final merge, [prefill token][N]
+  std::vector<float> exact_lse;                     // with exact_lse: [prefill token][N]
+  std::vector<mla::CheckResult::Partial> partials;  // with keep_partials, in plan order
+  std::map<std::string, double> stage_ms;           // with time_stages
+  std::vector<StageDigest> digests;                 // with digests
+  std::vector<AllGatherSample> all_gathers;         // multi-rank with time_stages
   double total_ms = 0;
 };
 

@@ -1,10 +1,13 @@
 // Kernel + launcher layers of the MLA reference pipeline. Each kernel mirrors one stage of
 // reference/mla/check.cpp and uses the same CP_HD math (reference/mla/math), so the bits match.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "kernels/gpu_compat.h"
 #include "kernels/mla_launch.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/math/exact_bins.h"
 
 namespace cp::gpu {
 namespace {
@@ -131,6 +134,89 @@ __global__ void up_project_kernel(const std::uint16_t* rows, std::int64_t n, int
     if (i0 + r < n) out[(i0 + r) * width + j] = mla::round_to_bf16(acc[r]);
 }
 
+// Up-projection, register- and shared-memory-tiled (issue 15 part 3): a block computes a tile
+// of kTm x kTn outputs (rows x columns), 256 threads, each an 8 x 8 register tile (rows
+// {ty*4 + 0..3, 64 + ty*4 + 0..3}, columns likewise from tx: conflict-free 16-byte shared loads).
+// The L loop runs in steps of kTk: the step's x values (bf16 -> fp32, stored transposed
+// [l][row]) and W values ([l][column]) are staged in shared memory, then every thread runs
+// acc = dot_step(acc, x, w) for l = l0 .. l0 + kTk - 1 in order. Each output therefore has the
+// order of dot()/axpy_rows (acc = +0, then l = 0..L-1, mul then add, never fused): the same bits
+// as the CPU and the simple kernel; only how many outputs share a load changed.
+constexpr int kTm = 128, kTn = 128, kTk = 16, kTThreads = 256;
+constexpr int kTPad = 4;  // row padding of the transposed x tile (keeps 16-byte alignment)
+__global__ void __launch_bounds__(kTThreads)
+    up_project_tiled_kernel(const std::uint16_t* rows, std::int64_t n, int L, int rowlen, int width, const float* w,
+                            float* out) {
+  alignas(16) __shared__ float xs[kTk][kTm + kTPad];
+  alignas(16) __shared__ float ws[kTk][kTn];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tx = tid % 16, ty = tid / 16;
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.y) * kTm;
+  const int j0 = static_cast<int>(blockIdx.x) * kTn;
+  float acc[8][8];
+#pragma unroll
+  for (int r = 0; r < 8; ++r)
+#pragma unroll
+    for (int c = 0; c < 8; ++c) acc[r][c] = 0.0f;
+  for (int l0 = 0; l0 < L; l0 += kTk) {
+    const int kk = min(kTk, L - l0);
+    // x: 16 consecutive l of one row per 16 threads (32 contiguous bytes), 16 rows per pass.
+    for (int e = tid; e < kTm * kTk; e += kTThreads) {
+      const int l = e % kTk, r = e / kTk;
+      const std::int64_t i = i0 + r;
+      xs[l][r] = (i < n && l < kk) ? mla::bf16_to_float(rows[i * rowlen + l0 + l]) : 0.0f;
+    }
+    // W: 128 consecutive columns of one l per 128 threads (coalesced).
+    for (int e = tid; e < kTk * kTn; e += kTThreads) {
+      const int c = e % kTn, l = e / kTn;
+      const int j = j0 + c;
+      ws[l][c] = (j < width && l < kk) ? w[static_cast<std::int64_t>(l0 + l) * width + j] : 0.0f;
+    }
+    __syncthreads();
+    if (kk == kTk) {
+#pragma unroll
+      for (int l = 0; l < kTk; ++l) {
+        const float4 a0 = *reinterpret_cast<const float4*>(&xs[l][ty * 4]);
+        const float4 a1 = *reinterpret_cast<const float4*>(&xs[l][64 + ty * 4]);
+        const float4 b0 = *reinterpret_cast<const float4*>(&ws[l][tx * 4]);
+        const float4 b1 = *reinterpret_cast<const float4*>(&ws[l][64 + tx * 4]);
+        const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+#pragma unroll
+          for (int c = 0; c < 8; ++c) acc[r][c] = mla::dot_step(acc[r][c], a[r], b[c]);
+      }
+    } else {  // the last, partial step: exactly L terms per output, no padding terms
+      for (int l = 0; l < kk; ++l) {
+        float a[8], b[8];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          a[q] = xs[l][ty * 4 + q];
+          a[4 + q] = xs[l][64 + ty * 4 + q];
+          b[q] = ws[l][tx * 4 + q];
+          b[4 + q] = ws[l][64 + tx * 4 + q];
+        }
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+#pragma unroll
+          for (int c = 0; c < 8; ++c) acc[r][c] = mla::dot_step(acc[r][c], a[r], b[c]);
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int r = 0; r < 8; ++r) {
+    const std::int64_t i = i0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + (r - 4));
+    if (i >= n) continue;
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+      const int j = j0 + (c < 4 ? tx * 4 + c : 64 + tx * 4 + (c - 4));
+      if (j < width) out[i * width + j] = mla::round_to_bf16(acc[r][c]);
+    }
+  }
+}
+
 __global__ void kpe_kernel(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int rowlen, float* kpe) {
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= n * Rr) return;
@@ -246,7 +332,13 @@ constexpr int kExTok = 4;  // tokens per block: each v element loaded once for k
 // adds does not matter, the terms are the CPU's.
 __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N,
                                   int Vd, const float* mx, const float* v, ExactAcc* scratch) {
-  __shared__ float ps[kKeyTile][kExTok];
+  // Each weight p = exp_cp(s - m) is computed once per (key, token) by the block and kept
+  // decomposed (ExactAcc::decompose: sign in bit 31 of the mantissa word, kNonFiniteP for inf/NaN);
+  // every thread then decomposes its v element once per key and adds m_p * m_v * 2^(e_p + e_v),
+  // i.e. ExactAcc::add_product's term, without redoing the decomposition per term.
+  constexpr int kNonFiniteP = -100000;
+  __shared__ std::uint32_t pm[kKeyTile][kExTok];
+  __shared__ int pe[kKeyTile][kExTok];
   const int ttiles = (qn + kExTok - 1) / kExTok;
   const std::int64_t b = blockIdx.x;
   const int tt_tile = static_cast<int>(b % ttiles);
@@ -255,46 +347,83 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   const int t0 = tt_tile * kExTok;
   const std::int64_t lo = tile * kKeyTile;
   const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  auto end_of = [&](int k) {  // keys [lo, end) of token t0 + k in this tile
+    const int t = t0 + k;
+    std::int64_t e = t < qn ? min64(n, lo + kKeyTile) : lo;
+    if (causal) e = min64(e, t + 1);
+    return e;
+  };
   std::int64_t hi[kExTok];
   std::int64_t hi_max = lo;
 #pragma unroll
   for (int k = 0; k < kExTok; ++k) {
-    const int t = t0 + k;
-    std::int64_t e = t < qn ? min64(n, lo + kKeyTile) : lo;
-    if (causal) e = min64(e, t + 1);
-    hi[k] = e;
-    hi_max = e > hi_max ? e : hi_max;
+    hi[k] = end_of(k);
+    hi_max = hi[k] > hi_max ? hi[k] : hi_max;
   }
   for (int e = threadIdx.x; e < kKeyTile * kExTok; e += blockDim.x) {
     const int k = e % kExTok;
     const std::int64_t i = lo + e / kExTok;
     const int t = t0 + k;
     float p = 0.0f;
-    if (i < hi[k]) p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + t * N + h], mx[t * N + h]));
-    ps[e / kExTok][k] = p;
+    if (i < end_of(k)) p = mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + t * N + h], mx[t * N + h]));
+    bool neg = false;
+    std::uint64_t m = 0;
+    int ex = 0;
+    const bool fin = ExactAcc::decompose(p, neg, m, ex);
+    pm[e / kExTok][k] = static_cast<std::uint32_t>(m) | (neg ? 0x80000000u : 0u);
+    pe[e / kExTok][k] = fin ? ex : kNonFiniteP;
   }
   __syncthreads();
   const int d = threadIdx.x;
-  if (d > Vd) return;
-  ExactAcc acc[kExTok];
+  if (d >= Vd) return;
+  // ExactBins: the same integers as ExactAcc term by term (one 128-bit add per term instead of
+  // a 192-bit carry chain); a tile holds kKeyTile <= ExactBins::kMaxBinTerms terms.
+  static_assert(kKeyTile <= mla::ExactBins::kMaxBinTerms, "a key tile must fit the bins");
+  mla::ExactBins acc[kExTok];
 #pragma unroll
   for (int k = 0; k < kExTok; ++k) acc[k].clear();
   for (std::int64_t i = lo; i < hi_max; ++i) {
     const int r = static_cast<int>(i - lo);
-    if (d == Vd) {
+    bool vneg = false;
+    std::uint64_t vm = 0;
+    int ve = 0;
+    const bool vfin = ExactAcc::decompose(v[(i * N + h) * Vd + d], vneg, vm, ve);
 #pragma unroll
-      for (int k = 0; k < kExTok; ++k)
-        if (i < hi[k]) acc[k].add(ps[r][k]);
-    } else {
-      const float vv = v[(i * N + h) * Vd + d];
-#pragma unroll
-      for (int k = 0; k < kExTok; ++k)
-        if (i < hi[k]) acc[k].add_product(ps[r][k], vv);
-    }
+    for (int k = 0; k < kExTok; ++k)
+      if (i < hi[k]) {
+        const std::uint32_t w = pm[r][k];
+        const int e = pe[r][k];
+        if (!vfin || e == kNonFiniteP)
+          acc[k].add_nonfinite();
+        else
+          acc[k].add_scaled(((w >> 31) != 0u) != vneg, static_cast<std::uint64_t>(w & 0x7fffffffu) * vm, e + ve);
+      }
   }
 #pragma unroll
   for (int k = 0; k < kExTok; ++k)
-    if (t0 + k < qn) scratch[(tile * per_row + static_cast<std::int64_t>(t0 + k) * N + h) * (Vd + 1) + d] = acc[k];
+    if (t0 + k < qn)
+      scratch[(tile * per_row + static_cast<std::int64_t>(t0 + k) * N + h) * (Vd + 1) + d] = acc[k].to_acc();
+}
+
+// The denominators of one key tile: one thread per (token, head) adds the tile's weights
+// exp_cp(s - m) (the same function and bits as the numerators' weights) — ExactAcc::add's terms —
+// and writes the tile's accumulator at index Vd of the tile's scratch row. Kept out of
+// exact_tile_kernel so that its blocks are Vd threads, a whole number of warps.
+__global__ void exact_den_kernel(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N,
+                                 int Vd, const float* mx, std::int64_t tiles, ExactAcc* scratch) {
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= tiles * per_row) return;
+  const std::int64_t tile = idx / per_row, th = idx % per_row;  // th = t * N + h
+  const int t = static_cast<int>(th / N);
+  const std::int64_t lo = tile * kKeyTile;
+  std::int64_t end = min64(n, lo + kKeyTile);
+  if (causal) end = min64(end, t + 1);
+  const float m = mx[th];
+  mla::ExactBins acc;
+  acc.clear();
+  for (std::int64_t i = lo; i < end; ++i) acc.add(mla::exp_cp(mla::sub_rn(store[(key0 + i) * per_row + th], m)));
+  scratch[(tile * per_row + th) * (Vd + 1) + Vd] = acc.to_acc();
 }
 
 __global__ void exact_merge_kernel(const ExactAcc* scratch, std::int64_t tiles, std::int64_t per_row, int Vd,
@@ -437,6 +566,16 @@ unsigned blocks_for(std::int64_t n, int threads) { return static_cast<unsigned>(
 
 }  // namespace
 
+UpKernel up_project_kernel_choice() {
+  // CHUNKPROOF_GPU_UPPROJ=rows8: the previous kernel (8 rows per block, one column per thread),
+  // for A/B timing in `bench --device gpu`; both give the same bits.
+  static const UpKernel k = [] {
+    const char* e = std::getenv("CHUNKPROOF_GPU_UPPROJ");
+    return e != nullptr && std::string(e) == "rows8" ? UpKernel::rows8 : UpKernel::tiled;
+  }();
+  return k;
+}
+
 void launch_gather_positions(const CacheView& cv, const GatherEntry* entries, int n_entries, std::int64_t rows,
                              std::uint16_t* out) {
   if (rows <= 0 || n_entries <= 0) return;
@@ -461,6 +600,12 @@ void launch_up_project(const std::uint16_t* rows, std::int64_t n, int L, int Rr,
                        float* out, float* kpe) {
   if (n <= 0) return;
   const int width = N * cols;
+  if (up_project_kernel_choice() == UpKernel::tiled) {
+    const dim3 tgrid(blocks_for(width, kTn), blocks_for(n, kTm));
+    CP_LAUNCH(up_project_tiled_kernel, tgrid, kTThreads, 0, 0, rows, n, L, L + Rr, width, w, out);
+    if (kpe) CP_LAUNCH(kpe_kernel, blocks_for(n * Rr, 256), 256, 0, 0, rows, n, L, Rr, L + Rr, kpe);
+    return;
+  }
   const dim3 grid(blocks_for(width, kUpThreads), blocks_for(n, kUpRows));
   const std::size_t shmem = sizeof(float) * kUpRows * static_cast<std::size_t>(L);
   if (shmem > 48 * 1024)
@@ -496,11 +641,14 @@ void launch_exact_accumulate(const float* store, std::int64_t key0, std::int64_t
                              const float* mx, const float* v, ExactAcc* scratch, ExactAcc* num, ExactAcc* den) {
   if (n <= 0 || qn <= 0) return;
   const std::int64_t tiles = (n + kKeyTile - 1) / kKeyTile;
-  const int threads = ((Vd + 1 + 31) / 32) * 32;
+  // Vd threads rounded up to a multiple of 64: whole warps on NVIDIA (32) and AMD (64) alike.
+  const int threads = ((Vd + 63) / 64) * 64;
   const std::int64_t blocks = tiles * N * ((qn + kExTok - 1) / kExTok);
   CP_LAUNCH(exact_tile_kernel, static_cast<unsigned>(blocks), threads, 0, 0, store, key0, n, causal, qn, N, Vd, mx, v,
             scratch);
   const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+  CP_LAUNCH(exact_den_kernel, blocks_for(tiles * per_row, 128), 128, 0, 0, store, key0, n, causal, qn, N, Vd, mx, tiles,
+            scratch);
   CP_LAUNCH(exact_merge_kernel, blocks_for(per_row * (Vd + 1), 256), 256, 0, 0, scratch, tiles, per_row, Vd, num, den);
 }
 void launch_init_acc(ExactAcc* a, std::int64_t count) {

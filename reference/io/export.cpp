@@ -186,13 +186,21 @@ nlohmann::ordered_json manifest_of(const Case& c, const PlanVerdict& v) {
 }
 
 ExportSummary write_export(const Case& c, const PlanVerdict& verdict, const std::string& dir, int threads) {
-  std::filesystem::create_directories(dir);
-  ExportSummary sum;
-  sum.dir = dir;
   mla::CheckOptions opts;
   opts.threads = threads;
   opts.keep_outputs = true;
   const mla::CheckResult res = mla::run_check(c, opts);
+  return write_export_result(c, verdict, dir, res, nlohmann::ordered_json{{"source", "cpu"}});
+}
+
+ExportSummary write_export_result(const Case& c, const PlanVerdict& verdict, const std::string& dir,
+                                  const mla::CheckResult& res, const nlohmann::ordered_json& source) {
+  std::filesystem::create_directories(dir);
+  ExportSummary sum;
+  sum.dir = dir;
+  if (!res.assert_fired && static_cast<int>(res.heads.size()) != res.all_heads)
+    throw IoError("write_export_result: the reference covers " + std::to_string(res.heads.size()) + " of " +
+                  std::to_string(res.all_heads) + " heads (an export needs every head)");
   sum.outcome = verdict.outcome;
   sum.one_line = res.one_line();
   sum.seconds = res.seconds;
@@ -200,6 +208,7 @@ ExportSummary write_export(const Case& c, const PlanVerdict& verdict, const std:
     sum.asserted = true;
     json m = build_manifest(c, res.plan, verdict, nullptr);
     m["reference"] = {{"one_line", res.one_line()}, {"exported", false}};
+    for (const auto& [k, x] : source.items()) m["reference"][k] = x;
     write_json(dir + "/" + kManifestFile, m);
     return sum;
   }
@@ -270,7 +279,9 @@ ExportSummary write_export(const Case& c, const PlanVerdict& verdict, const std:
     ref.push_back(Tensor::of("chunk." + std::to_string(ci) + ".lse", DType::F32, {rows, N}, l));
   }
   write_safetensors(dir + "/" + kReferenceFile, ref, meta);
-  write_json(dir + "/" + kManifestFile, build_manifest(c, res.plan, verdict, &res));
+  json m = build_manifest(c, res.plan, verdict, &res);
+  for (const auto& [k, x] : source.items()) m["reference"][k] = x;
+  write_json(dir + "/" + kManifestFile, m);
   return sum;
 }
 

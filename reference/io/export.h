@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "reference/caseio/case.h"
+#include "reference/mla/check.h"
 #include "reference/io/safetensors.h"
 
 namespace cp::io {
@@ -46,6 +47,12 @@ struct PlanVerdict {
 // dir/manifest.json, dir/inputs.safetensors, dir/reference.safetensors. An assert that fires
 // (asserts=on) writes only the manifest, saying so. Throws IoError/CaseError.
 ExportSummary write_export(const Case& c, const PlanVerdict& v, const std::string& dir, int threads);
+
+// The same files from a reference computed elsewhere (the GPU exact path, kernels/harness):
+// `res` as run_check(keep_outputs) fills it, every head. `source` is merged into the manifest's
+// "reference" object (write_export passes {"source": "cpu"}; docs/export.md).
+ExportSummary write_export_result(const Case& c, const PlanVerdict& v, const std::string& dir,
+                                  const mla::CheckResult& res, const nlohmann::ordered_json& source);
 
 // The manifest as JSON (for tests: no files).
 nlohmann::ordered_json manifest_of(const Case& c, const PlanVerdict& v);

@@ -1,12 +1,14 @@
 // GPU run-time tests: skip cleanly (and say why) without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "kernels/harness/harness.h"
-#include "reference/mla/check.h"
 #include "kernels/runtime.h"
+#include "reference/mla/check.h"
+#include "reference/mla/math/all.h"
 
 namespace {
 
@@ -34,6 +36,39 @@ TEST(GpuCheck, RandomCasesEveryElementBitIdentical) {
         cp::mla::random_case(cp::Version::v6_current, i % 2 ? cp::Platform::rocm : cp::Platform::cuda, 3, i);
     const auto r = cp::gpu::check_one(c, true);
     EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+  }
+}
+
+// export's GPU reference (every head, cross-checked on every head here) has exactly the tensors
+// of the CPU's full run: exact out + lse, chunked out, vLLM-style out + lse, every chunk partial.
+TEST(GpuExport, ReferenceTensorsAreTheCpuTensors) {
+  CP_REQUIRE_GPU();
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    const cp::Case c = cp::mla::random_case(cp::Version::v6_current, cp::Platform::cuda, 5, i);
+    const cp::gpu::ExportReference g = cp::gpu::export_reference(c, 1, 1 << 20);
+    ASSERT_TRUE(g.agree) << g.line << "\n  case: " << cp::print_case(c);
+    if (g.result.assert_fired) continue;
+    cp::mla::CheckOptions o;
+    o.keep_outputs = true;
+    const cp::mla::CheckResult cpu = cp::mla::run_check(c, o);
+    auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+      return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
+               return cp::mla::bits_of(x) == cp::mla::bits_of(y);
+             });
+    };
+    EXPECT_TRUE(same(g.result.reference_out, cpu.reference_out));
+    EXPECT_TRUE(same(g.result.reference_lse, cpu.reference_lse));
+    EXPECT_TRUE(same(g.result.chunked_out, cpu.chunked_out));
+    for (int f = 0; f < 2; ++f) {
+      EXPECT_TRUE(same(g.result.vllm_out[f], cpu.vllm_out[f]));
+      EXPECT_TRUE(same(g.result.vllm_lse[f], cpu.vllm_lse[f]));
+    }
+    ASSERT_EQ(g.result.vllm_partials.size(), cpu.vllm_partials.size());
+    for (std::size_t k = 0; k < cpu.vllm_partials.size(); ++k) {
+      EXPECT_TRUE(same(g.result.vllm_partials[k].out, cpu.vllm_partials[k].out));
+      EXPECT_TRUE(same(g.result.vllm_partials[k].lse, cpu.vllm_partials[k].lse));
+    }
+    EXPECT_EQ(g.result.exact.differing, cpu.exact.differing);
   }
 }
 

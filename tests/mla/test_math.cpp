@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "reference/mla/math/all.h"
+#include "reference/mla/math/exact_bins.h"
 
 namespace cp::mla {
 namespace {
@@ -271,3 +273,51 @@ RC_GTEST_PROP(MlaMerge, BothFlavoursAgreeWithFloat64OnFiniteInputs, ()) {
 
 }  // namespace
 }  // namespace cp::mla
+
+// ExactBins (the GPU's cheaper accumulator form) gives ExactAcc's integer, count and flags for the
+// same terms: random products over the whole exponent range (subnormal, tiny enough to round at
+// 2^-96, large enough to break the range rule), signs, zeros, infinities and NaN.
+TEST(MlaExactBins, SameAccumulatorAsExactAcc) {
+  std::mt19937_64 rng(15);
+  auto any_float = [&](int emin, int emax) {
+    const std::uint64_t r = rng();
+    const int e = emin + static_cast<int>(r % static_cast<std::uint64_t>(emax - emin + 1));
+    const float m = 1.0f + static_cast<float>((r >> 20) & 0x7fffff) * 0x1p-23f;
+    float x = std::ldexp(m, e);
+    if ((r >> 50) & 1u) x = -x;
+    switch ((r >> 51) % 64) {
+      case 0: return 0.0f;
+      case 1: return -0.0f;
+      case 2: return std::numeric_limits<float>::infinity();
+      case 3: return std::numeric_limits<float>::quiet_NaN();
+      case 4: return std::numeric_limits<float>::denorm_min() * static_cast<float>(r % 1000);
+      default: return x;
+    }
+  };
+  for (int run = 0; run < 20000; ++run) {
+    cp::mla::ExactAcc a;
+    cp::mla::ExactBins b;
+    a.clear();
+    b.clear();
+    const int n = 1 + static_cast<int>(rng() % 600);
+    const int range = static_cast<int>(rng() % 4);
+    const int lo = range == 0 ? -149 : range == 1 ? -80 : range == 2 ? -30 : -10;
+    const int hi = range == 0 ? 40 : range == 1 ? 10 : range == 2 ? 5 : 33;
+    for (int i = 0; i < n; ++i) {
+      const float x = any_float(lo, hi), y = any_float(lo, hi);
+      if (rng() % 8 == 0) {
+        a.add(x);
+        b.add(x);
+      } else {
+        a.add_product(x, y);
+        b.add_product(x, y);
+      }
+    }
+    const cp::mla::ExactAcc c = b.to_acc();
+    ASSERT_EQ(c.limb[0], a.limb[0]) << "run " << run;
+    ASSERT_EQ(c.limb[1], a.limb[1]) << "run " << run;
+    ASSERT_EQ(c.limb[2], a.limb[2]) << "run " << run;
+    ASSERT_EQ(c.count, a.count) << "run " << run;
+    ASSERT_EQ(c.flags, a.flags) << "run " << run;
+  }
+}

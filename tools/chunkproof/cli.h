@@ -14,6 +14,7 @@
 
 #include "invariants/catalogue.h"
 #include "reference/caseio/regression.h"
+#include "reference/mla/check.h"
 #include "tools/chunkproof/json.h"
 
 namespace cp::cli {
@@ -134,9 +135,23 @@ struct GpuCheckOptions {
   std::uint64_t seed = 1;
   int sample_heads = 0;       // sampled verification (the CPU reference for K heads)
 };
+// What `export` takes from the GPU (kernels/harness/harness.h ExportReference, through the hook).
+struct GpuExport {
+  bool agree = true;
+  std::string line;         // what was compared, or the first disagreement
+  std::string device;       // the GPU's name and arch
+  mla::CheckResult result;  // every head, the GPU's tensors (CheckResult layout, keep_outputs)
+  std::vector<int> checked_heads;
+  std::int64_t compared = 0;
+  double cpu_seconds = 0, gpu_seconds = 0;
+};
 struct GpuHooks {
   std::function<int(const GpuCheckOptions&)> check;
   std::function<int(Args)> bench;
+  // export's reference from the GPU exact path, cross-checked on sample_heads heads by the CPU.
+  std::function<GpuExport(const Case&, int threads, int sample_heads)> export_reference;
+  // Whether a usable GPU is present; *why says why not.
+  std::function<bool(std::string* why)> available;
   std::string backend;  // "CUDA" / "HIP", or "" without a backend
 };
 GpuHooks& gpu_hooks();

@@ -11,7 +11,8 @@
 namespace cp::cli {
 
 namespace {
-constexpr const char* kExportHelp = R"(usage: chunkproof export --case '<case line>' --out DIR [--threads T]
+constexpr const char* kExportHelp =
+    R"(usage: chunkproof export --case '<case line>' --out DIR [--device auto|cpu|gpu] [--sample-heads K] [--threads T]
 
 Writes everything a kernel needs to run the case's chunked-context prefill the way vLLM does,
 and the exact answers (schema: docs/export.md):
@@ -19,17 +20,25 @@ and the exact answers (schema: docs/export.md):
                              cu_seq_lens, starts, DCP local fields, reorg kept rows), verdict
   DIR/inputs.safetensors     paged bf16 latent cache per DCP rank, block table, q,
                              new-token latent K/V, W_UK, W_UV
-  DIR/reference.safetensors  exact unchunked out + lse, exact chunked out, the CPU vLLM-style
+  DIR/reference.safetensors  exact unchunked out + lse, exact chunked out, the vLLM-style
                              out + lse, and each chunk's (out, lse) partials
-Runs the CPU reference (the slow part at DeepSeek-V3 size: use --threads).
+Where the reference comes from (--device): `gpu` runs the GPU exact path on every head and
+cross-checks it as `check --device gpu --sample-heads K` does: the CPU computes K heads and
+every element of those heads of every written tensor must have the CPU's bits (else exit 1,
+nothing written); `cpu` computes every head on the CPU (slow at DeepSeek-V3 size: use
+--threads); `auto` (default) is gpu when this build has a GPU backend and a GPU is present.
+The manifest's reference.source says which.
 
-  --case LINE   the case (as for `chunkproof check`; add dims=deepseek-v3, heads=, seed=)
-  --out DIR     output directory (created)
-  --threads T   worker threads for the CPU reference (default 1)
+  --case LINE        the case (as for `chunkproof check`; add dims=deepseek-v3, heads=, seed=)
+  --out DIR          output directory (created)
+  --device D         auto | cpu | gpu (default auto)
+  --sample-heads K   heads the CPU cross-checks a GPU reference on (default 2; >= heads: all)
+  --threads T        worker threads for the CPU reference (default 1)
 
 exit: 0 written, the plan's chunked pipeline equals the unchunked reference bit for bit;
 1 a finding (an assert fired: only the manifest is written; or the plan corrupts: files
-written, marked "expected": "corrupt"); 2 bad input; 3 inconclusive (accumulator overflow).
+written, marked "expected": "corrupt"; or the GPU reference disagrees with the CPU: nothing
+written); 2 bad input; 3 inconclusive (accumulator overflow); 4 --device gpu without a GPU.
 )";
 }  // namespace
 
@@ -41,6 +50,14 @@ int export_main(Args args) {
   app.add_option("--case", line_s, "the case line")->required();
   app.add_option("--out", out_s, "output directory (created)")->required()->type_name("DIR");
   add_jobs(app, threads, "worker threads for the CPU reference");
+  std::string device = "auto";
+  int sample_heads = 2;
+  app.add_option("--device", device, "auto | cpu | gpu")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+      ->capture_default_str();
+  app.add_option("--sample-heads", sample_heads, "heads the CPU cross-checks a GPU reference on")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   if (!parse(app, args)) return kExitOk;
   const std::string* line = &line_s;
   const std::string* out = &out_s;
@@ -53,9 +70,45 @@ int export_main(Args args) {
       if (r.verdict == Verdict::violated) verdict.violated.emplace_back(info(r.id).tag);
   }
   require_writable_dir(*out, "--out");
-  const io::ExportSummary s = io::write_export(c, verdict, *out, threads);
+  bool use_gpu = false;
+  std::string why_cpu;
+  if (device == "gpu") {
+    if (!gpu_hooks().export_reference) no_gpu_backend("export");
+    use_gpu = true;  // the hook says why and exits 4 when no GPU is usable
+  } else if (device == "auto") {
+    if (!gpu_hooks().export_reference)
+      why_cpu = "built without a GPU backend";
+    else if (gpu_hooks().available(&why_cpu))
+      use_gpu = true;  // else why_cpu says why (the probe's reason)
+  }
+  io::ExportSummary s;
+  std::string source_line;
+  if (use_gpu) {
+    GpuExport g = gpu_hooks().export_reference(c, threads, sample_heads);
+    if (!g.agree) {
+      std::cout << "case      " << print_case(c) << "\n"
+                << "device    " << g.device << "\n"
+                << "FAIL      " << g.line << "\n"
+                << "nothing written: the GPU reference disagrees with the CPU\n";
+      return kExitFinding;
+    }
+    nlohmann::ordered_json src{{"source", "gpu"},
+                               {"device", g.device},
+                               {"cross_check",
+                                {{"heads", g.checked_heads},
+                                 {"elements", g.compared},
+                                 {"bit_identical", true},
+                                 {"cpu_seconds", g.cpu_seconds},
+                                 {"gpu_seconds", g.gpu_seconds}}}};
+    s = io::write_export_result(c, verdict, *out, g.result, src);
+    source_line = g.result.assert_fired ? std::string("none (the plan asserts)") : "GPU, " + g.device + ": " + g.line;
+  } else {
+    s = io::write_export(c, verdict, *out, threads);
+    source_line = "CPU, every head" + (why_cpu.empty() ? std::string() : " (" + why_cpu + ")");
+  }
   std::cout << "case      " << print_case(c) << "\n"
             << "outcome   " << s.outcome << "\n"
+            << "source    " << source_line << "\n"
             << "reference " << s.one_line << "\n";
   if (s.asserted) {
     std::cout << "wrote     " << *out << "/" << io::kManifestFile
