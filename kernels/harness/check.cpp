@@ -208,9 +208,9 @@ ExportReference export_reference(const Case& c, int threads, int sample_heads) {
   }
   // The verdict: every element on the GPU; over the chosen heads it must be the CPU's.
   std::int64_t first = -1;
-  const std::int64_t diff = count_diff(unchunked.exact, chunked.exact, &first);
+  const std::int64_t diff = count_nonequal(unchunked.exact, chunked.exact, &first);
   const std::int64_t sampled_diff =
-      count_diff(pick_heads(unchunked.exact, hs, N, Vd), pick_heads(chunked.exact, hs, N, Vd), nullptr);
+      count_nonequal(pick_heads(unchunked.exact, hs, N, Vd), pick_heads(chunked.exact, hs, N, Vd), nullptr);
   const bool overflow = chunked.overflow || unchunked.overflow;
   bool verdict_ok = cpu.exact.differing == sampled_diff && cpu.exact.overflow == overflow;
   if (!verdict_ok)
