@@ -62,6 +62,11 @@ void recycle(Plan& plan) {
     ch.padded_local_cu.clear();
     pl.chunks.push_back(std::move(ch));
   }
+  for (auto& v : plan.local_ctx)
+    if (v.capacity() > 0) {
+      v.clear();
+      pl.rows.push_back(std::move(v));
+    }
   auto chunks = std::move(plan.chunks);
   auto prefills = std::move(plan.prefills);
   auto local_ctx = std::move(plan.local_ctx);
@@ -70,7 +75,7 @@ void recycle(Plan& plan) {
   auto notes = std::move(plan.notes);
   chunks.clear();
   prefills.clear();
-  for (auto& v : local_ctx) v.clear();  // split_batch sizes it; inner capacity kept
+  local_ctx.clear();  // its rows are in the pool
   asserts.clear();
   empty_ranges.clear();
   notes.clear();
@@ -221,10 +226,12 @@ void split_batch(const Case& c, Plan& plan) {
     if (c.ctx[i] > 0) ++plan.num_with_context;
   }
   if (plan.is_dcp()) {
-    plan.local_ctx.resize(c.ctx.size());  // every row empty (make_plan_into recycled them)
-    for (int r : plan.prefills)
+    plan.local_ctx.resize(c.ctx.size());  // every row empty; a prefill's comes from the pool
+    for (int r : plan.prefills) {
+      plan.local_ctx[r] = detail::take_rows();
       for (std::int64_t rank = 0; rank < c.dcp; ++rank)
         plan.local_ctx[r].push_back(dcp_local_len(Int(c.ctx[r]), Int(c.dcp), Int(rank), Int(c.interleave)).get());
+    }
   }
 }
 
