@@ -26,6 +26,11 @@ class Sink {
     else
       r_.violations.push_back(std::forward<Make>(make));
   }
+  // A Violation built by the caller (braced initialiser): its text is made even when it is not
+  // recorded — prefer the callable form in a loop.
+  void add(Violation v) {
+    add([&v]() -> Violation { return std::move(v); });
+  }
   InvariantResult done() { return std::move(r_); }
   // `why`: text, or a callable returning it (built only when notes are kept).
   template <class Text>
