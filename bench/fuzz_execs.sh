@@ -9,6 +9,14 @@
 # number is mutation throughput on the decoder's whole domain (planner: contexts to 2^24,
 # workspaces to 2^31, 1024 requests, DCP to 64). The machine's load average is printed with
 # every run: on a shared machine read the numbers with it.
+#
+# FROM=DIR: start every run from a copy of the corpus DIR instead (the steady state of a
+# campaign: an overnight run spends almost all its time past the first minutes, where few new
+# inputs are found and written). The executions count the corpus replay at start-up too.
+# TMPDIR=/dev/shm: the corpus on tmpfs (in the first seconds libFuzzer writes hundreds of new
+# corpus files; on this VM's ext4 creating them costs up to 30 % of an ASan run).
+# The target alone, without libFuzzer (a replay build, e.g. build/release):
+#   build/release/fuzz/planner_fuzz --bench 5 DIR
 set -eu
 san=${1:-build/fuzz}
 plain=${2:-build/fz-plain}
@@ -25,6 +33,7 @@ for t in $targets; do
     runs=""; detail=""
     for seed in 1 2 3 4 5; do
       rm -rf "$tmp/c" && mkdir "$tmp/c"
+      [ -n "${FROM:-}" ] && cp -r "$FROM"/. "$tmp/c"/
       opts=""
       [ -f "corpus/${t}_fuzz.dict" ] && opts="-dict=corpus/${t}_fuzz.dict"
       ml=$(sed -n 's/^max_len *= *//p' "corpus/${t}_fuzz.options" 2>/dev/null || true)

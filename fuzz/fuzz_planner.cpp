@@ -52,17 +52,45 @@ State& state() {
   return s;
 }
 
+// Verdict features: libFuzzer reads this section like its coverage counters (and clears it
+// before every execution), so an input whose verdict is new — a version/platform/geometry that
+// holds, asserts at a stage, or violates an invariant for the first time — enters the corpus.
+// The invariant checks themselves are compiled without coverage (fuzz/CMakeLists.txt,
+// CHUNKPROOF_FUZZ_CHECKS_COVERAGE): their loops run once per chunk entry and rank, so their
+// counters would reward larger plans, not new behaviour. Unused (a plain array) without libFuzzer.
+constexpr std::size_t kVersionSlots = 8, kGeometries = 4,
+                      kKinds = 24;  // 8 versions; kinds: ok, 4 stages, 13 invariants
+__attribute__((section("__libfuzzer_extra_counters"), used))
+std::uint8_t g_verdict_features[kVersionSlots * 2 * kGeometries * kKinds];
+
+void mark_verdict(const Case& c, const Judgement& j) {
+  const std::size_t geometry = (c.dcp > 1 ? 1 : 0) + (c.interleave > 1 ? 2 : 0);
+  const std::size_t base =
+      ((static_cast<std::size_t>(c.version) % kVersionSlots * 2 + static_cast<std::size_t>(c.platform) % 2) *
+           kGeometries +
+       geometry) *
+      kKinds;
+  if (j.outcome == Outcome::ok) {
+    g_verdict_features[base] = 1;
+    return;
+  }
+  if (j.outcome != Outcome::violation) g_verdict_features[base + 1 + static_cast<std::size_t>(j.assert_stage)] = 1;
+  for (int i = 0; i < kNumInvariants; ++i)
+    if (j.violated >> i & 1) g_verdict_features[base + 8 + static_cast<std::size_t>(i)] = 1;
+}
+
 // Judges one case and acts on it; returns false when the input is rejected.
 bool run_case(const Case& c, bool allow_record) {
   State& st = state();
   const Judgement j = judge(c, st.cfg, st.cfg.print_case ? nullptr : &st.sink);
   if (j.kind == Judgement::rejected) return false;
+  mark_verdict(c, j);
   if (st.cfg.print_case)
     std::printf("case: %s\nverdict: %s\n", j.case_line.c_str(), j.signature.empty() ? "ok" : j.signature.c_str());
   if (j.kind == Judgement::ok) return true;
   if (j.kind == Judgement::crash || stop_on_matches(st.cfg.stop_on, j.tags))
     crash_for(j.signature, j.case_line, j.detail);
-  if (allow_record) st.sink.record(j.signature, j.case_line, j.detail);
+  if (allow_record && !j.known) st.sink.record(j.signature, j.case_line, j.detail);
   return true;
 }
 
@@ -72,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   cp::fuzz::count_execution();
   State& st = state();
   FuzzedDataProvider fdp(data, size);
-  Case c = decode_case(fdp, st.sel);
+  thread_local Case c;  // reused: the hot path allocates nothing once warm
+  decode_case_into(fdp, st.sel, c);
   if (!run_case(c, true)) return 0;
   if (st.cfg.differential) {
     // Differential (STYLE habit 8): every expected-correct version must accept the same batch.

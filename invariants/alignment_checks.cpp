@@ -8,16 +8,20 @@ namespace cp::detail {
 InvariantResult check_I5(const Case& c, const Plan& p) {
   Sink s(InvariantId::I5_page_aligned_starts);
   if (p.gather != GatherKind::page_rounding)
-    return s.not_applicable(std::string("gather is ") + std::string(name(p.gather)) + ": arbitrary starts are exact");
+    return s.not_applicable(
+        [&] { return std::string("gather is ") + std::string(name(p.gather)) + ": arbitrary starts are exact"; });
   if (!p.built) return s.not_evaluated();
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
     for (const auto& e : p.chunks[ci].entries)
       if (e.len > 0 && e.start % c.block != 0)
-        s.add({.chunk = static_cast<int>(ci), .request = e.request,
-               .expected = "start mod B == 0 (B=" + str(c.block) + ")",
-               .got = "start=" + str(e.start) + " (mod B = " + str(e.start % c.block) + ")",
-               .reason = "the batch-grid kernel copies from position " + str(e.start / c.block * c.block) +
-                         " instead of " + str(e.start)});
+        s.add([&] {
+          return Violation{.chunk = static_cast<int>(ci),
+                           .request = e.request,
+                           .expected = "start mod B == 0 (B=" + str(c.block) + ")",
+                           .got = "start=" + str(e.start) + " (mod B = " + str(e.start % c.block) + ")",
+                           .reason = "the batch-grid kernel copies from position " + str(e.start / c.block * c.block) +
+                                     " instead of " + str(e.start)};
+        });
   return s.done();
 }
 
@@ -28,23 +32,32 @@ InvariantResult check_I6(const Case& c, const Plan& p) {
   if (!p.built) {
     // The old planner's alignment is a property of M alone; report it even without chunks.
     if (!p.packed && p.chunk_width > 0 && p.chunk_width % V != 0)
-      s.add({.expected = "M mod V == 0 (V = I*W = " + str(V) + ")",
-             .got = "M=" + str(p.chunk_width) + " (mod V = " + str(p.chunk_width % V) + ")",
-             .reason = "chunk boundaries split virtual blocks"});
+      s.add([&] {
+        return Violation{.expected = "M mod V == 0 (V = I*W = " + str(V) + ")",
+                         .got = "M=" + str(p.chunk_width) + " (mod V = " + str(p.chunk_width % V) + ")",
+                         .reason = "chunk boundaries split virtual blocks"};
+      });
     return s.done();
   }
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
     for (const auto& e : p.chunks[ci].entries) {
       if (e.len == 0 || e.start == 0) continue;
       if (e.start % V != 0)
-        s.add({.chunk = static_cast<int>(ci), .request = e.request,
-               .expected = "start mod V == 0 (V = I*W = " + str(V) + ")",
-               .got = "start=" + str(e.start) + " (mod V = " + str(e.start % V) + ")",
-               .reason = "the chunk boundary splits a virtual block across chunks"});
+        s.add([&] {
+          return Violation{.chunk = static_cast<int>(ci),
+                           .request = e.request,
+                           .expected = "start mod V == 0 (V = I*W = " + str(V) + ")",
+                           .got = "start=" + str(e.start) + " (mod V = " + str(e.start % V) + ")",
+                           .reason = "the chunk boundary splits a virtual block across chunks"};
+        });
       else if (e.local_start * c.dcp != e.start)
-        s.add({.chunk = static_cast<int>(ci), .request = e.request,
-               .expected = "local_start == start/W = " + str(e.start / c.dcp), .got = str(e.local_start),
-               .reason = "the local gather does not begin at the span's first local slot"});
+        s.add([&] {
+          return Violation{.chunk = static_cast<int>(ci),
+                           .request = e.request,
+                           .expected = "local_start == start/W = " + str(e.start / c.dcp),
+                           .got = str(e.local_start),
+                           .reason = "the local gather does not begin at the span's first local slot"};
+        });
     }
   return s.done();
 }
@@ -62,9 +75,15 @@ InvariantResult check_I10(const Case& c, const Plan& p) {
         // positions before `start` that this rank owns.
         const std::int64_t want = dcp_local_len(Int(e.start), W, Int(rank), I).get();
         if (e.local_start != want) {
-          s.add({.chunk = static_cast<int>(ci), .request = e.request, .rank = static_cast<int>(rank),
-                 .expected = "local start " + str(want) + " (positions < " + str(e.start) + " on rank " + str(rank) + ")",
-                 .got = str(e.local_start), .reason = "cp_gather_cache starts at the wrong local slot"});
+          s.add([&] {
+            return Violation{.chunk = static_cast<int>(ci),
+                             .request = e.request,
+                             .rank = static_cast<int>(rank),
+                             .expected = "local start " + str(want) + " (positions < " + str(e.start) + " on rank " +
+                                         str(rank) + ")",
+                             .got = str(e.local_start),
+                             .reason = "cp_gather_cache starts at the wrong local slot"};
+          });
           break;  // one per entry is enough to explain it
         }
       }

@@ -7,9 +7,11 @@ InvariantResult check_I1(const Case& c, const Plan& p) {
   Sink s(InvariantId::I1_workspace_div_dcp);
   if (c.dcp == 1) return s.not_applicable("no DCP (dcp=1)");
   if (p.workspace % c.dcp != 0)
-    s.add({.expected = "S mod W == 0",
-           .got = "S=" + str(p.workspace) + " mod W=" + str(c.dcp) + " = " + str(p.workspace % c.dcp),
-           .reason = "allgather_offset = R // (W+1) is not S/W; the builder's init assert fails"});
+    s.add([&] {
+      return Violation{.expected = "S mod W == 0",
+                       .got = "S=" + str(p.workspace) + " mod W=" + str(c.dcp) + " = " + str(p.workspace % c.dcp),
+                       .reason = "allgather_offset = R // (W+1) is not S/W; the builder's init assert fails"};
+    });
   return s.done();
 }
 
@@ -17,10 +19,13 @@ InvariantResult check_I2(const Case&, const Plan& p) {
   Sink s(InvariantId::I2_nonempty_chunk_width);
   if (p.num_with_context == 0) return s.not_applicable("no prefill has context");
   if (p.chunk_width <= 0)
-    s.add({.expected = p.packed ? "Mmax = round_down(S, align) > 0" : "M = round_down(S // n, round_to) > 0",
-           .got = (p.packed ? "Mmax=" : "M=") + str(p.chunk_width) + " (S=" + str(p.workspace) +
-                  ", n=" + str(p.num_with_context) + ", align=" + str(p.align) + ")",
-           .reason = "the workspace cannot hold one aligned piece per prefill"});
+    s.add([&] {
+      return Violation{
+          .expected = p.packed ? "Mmax = round_down(S, align) > 0" : "M = round_down(S // n, round_to) > 0",
+          .got = (p.packed ? "Mmax=" : "M=") + str(p.chunk_width) + " (S=" + str(p.workspace) +
+                 ", n=" + str(p.num_with_context) + ", align=" + str(p.align) + ")",
+          .reason = "the workspace cannot hold one aligned piece per prefill"};
+    });
   return s.done();
 }
 
@@ -29,10 +34,12 @@ InvariantResult check_I4(const Case&, const Plan& p) {
   if (!p.built) return s.not_evaluated();
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
     if (p.chunks[ci].total_tokens() > p.workspace)
-      s.add({.chunk = static_cast<int>(ci),
-             .expected = "sum of span lengths <= S=" + str(p.workspace),
-             .got = str(p.chunks[ci].total_tokens()),
-             .reason = "the chunk's gathered rows and kv_b_proj output exceed the workspace"});
+      s.add([&] {
+        return Violation{.chunk = static_cast<int>(ci),
+                         .expected = "sum of span lengths <= S=" + str(p.workspace),
+                         .got = str(p.chunks[ci].total_tokens()),
+                         .reason = "the chunk's gathered rows and kv_b_proj output exceed the workspace"};
+      });
   return s.done();
 }
 
@@ -43,10 +50,12 @@ InvariantResult check_I7(const Case& c, const Plan& p) {
   const std::int64_t budget = p.workspace / c.dcp;
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
     if (p.chunks[ci].local_tokens() > budget)
-      s.add({.chunk = static_cast<int>(ci),
-             .expected = "toks = sum of padded local lengths <= S/W=" + str(budget),
-             .got = str(p.chunks[ci].local_tokens()),
-             .reason = "every rank's gather overruns its S/W slice; the all-gather destination overflows"});
+      s.add([&] {
+        return Violation{.chunk = static_cast<int>(ci),
+                         .expected = "toks = sum of padded local lengths <= S/W=" + str(budget),
+                         .got = str(p.chunks[ci].local_tokens()),
+                         .reason = "every rank's gather overruns its S/W slice; the all-gather destination overflows"};
+      });
   return s.done();
 }
 

@@ -66,6 +66,22 @@ inline constexpr std::size_t kMaxRecorded = 8;
 // One check. `plan` must come from make_plan(c).
 InvariantResult check(InvariantId id, const Case& c, const Plan& plan);
 
+// Verdict-only evaluation (the fuzzers' hot path): while a VerdictOnlyScope lives on this
+// thread, every check decides its verdict and counts its violations (total_violations) but
+// records no Violation and no note, so no text is built. Verdicts and counts are the same as a
+// full evaluation's; re-evaluate outside the scope when the text is wanted.
+bool verdict_only();
+class VerdictOnlyScope {
+ public:
+  VerdictOnlyScope();
+  ~VerdictOnlyScope();
+  VerdictOnlyScope(const VerdictOnlyScope&) = delete;
+  VerdictOnlyScope& operator=(const VerdictOnlyScope&) = delete;
+
+ private:
+  bool saved_;
+};
+
 enum class Outcome { ok, assert_fired, crashed, violation };
 std::string_view name(Outcome o);
 // The verdict of a plan given whether any invariant is violated: a crash wins (asserts=off does

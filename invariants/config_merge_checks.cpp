@@ -5,14 +5,28 @@
 #include "reference/dcp/ownership.h"
 
 namespace cp::detail {
+namespace {
+
+// query_start_loc(c) in thread-local storage: no allocation per check once warm.
+const std::vector<std::int64_t>& qsl_scratch(const Case& c) {
+  thread_local std::vector<std::int64_t> qsl;
+  qsl.assign(1, 0);
+  for (auto q : c.q) qsl.push_back(qsl.back() + q);
+  return qsl;
+}
+
+}  // namespace
 
 InvariantResult check_I11(const Case& c, const Plan&) {
   Sink s(InvariantId::I11_config_validity);
   // parse_case/validate_case already reject I > B and I not dividing B (exit 2); this check
   // restates the rule and confirms the slot-mapping decomposition on one virtual block.
   if (c.interleave > c.block || c.block % c.interleave != 0) {
-    s.add({.expected = "I <= B and B mod I == 0", .got = "I=" + str(c.interleave) + " B=" + str(c.block),
-           .reason = "slot mapping pos // (B*W) no longer matches owner = (pos / I) mod W"});
+    s.add([&] {
+      return Violation{.expected = "I <= B and B mod I == 0",
+                       .got = "I=" + str(c.interleave) + " B=" + str(c.block),
+                       .reason = "slot mapping pos // (B*W) no longer matches owner = (pos / I) mod W"};
+    });
     return s.done();
   }
   const Int I = c.interleave, W = c.dcp, B = c.block;
@@ -24,7 +38,10 @@ InvariantResult check_I11(const Case& c, const Plan&) {
     const Int off = floordiv(vbo, I * W) * I + floormod(vbo, I);
     const Int slot_local = floordiv(P, B * W) * B + off;
     if (owner_slot != owner_rank(P, I, W) || slot_local != local_index(P, I, W)) {
-      s.add({.row = pos, .expected = "slot mapping == ownership formula", .got = "differs at position " + str(pos)});
+      s.add([&] {
+        return Violation{
+            .row = pos, .expected = "slot mapping == ownership formula", .got = "differs at position " + str(pos)};
+      });
       break;
     }
   }
@@ -41,13 +58,18 @@ InvariantResult check_I12(const Case& c, const Plan& p) {
     for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
       for (const auto& e : p.chunks[ci].entries)
         if (e.len == 0)
-          s.add({.chunk = static_cast<int>(ci), .request = e.request, .expected = "non-empty span",
-                 .got = "empty span", .reason = "an empty partial would be merged"});
+          s.add([&] {
+            return Violation{.chunk = static_cast<int>(ci),
+                             .request = e.request,
+                             .expected = "non-empty span",
+                             .got = "empty span",
+                             .reason = "an empty partial would be merged"};
+          });
     s.note("packed planner: context-free prefills get an explicit (0, -inf) partial");
     return s.done();
   }
   // Old planner: out_0 = chunk 0, out_c = merge(out_{c-1}, chunk c) for every prefill.
-  const auto qsl = query_start_loc(c);
+  const auto& qsl = qsl_scratch(c);
   const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
   const std::size_t P = p.prefills.size();
   for (std::size_t b = 0; b < P; ++b) {
@@ -61,10 +83,14 @@ InvariantResult check_I12(const Case& c, const Plan& p) {
         if (!triton) {
           s.note("empty+empty merges occur but go through the CUDA kernel, which copies the prefix and writes -inf");
         } else if (!masked) {
-          s.add({.chunk = static_cast<int>(ci), .request = r,
-                 .expected = "no merge of two empty partials on the Triton path",
-                 .got = "lse -inf and -inf at chunk " + str(static_cast<std::int64_t>(ci)),
-                 .reason = "Triton merge_attn_states gives NaN output and NaN lse, which survives later merges"});
+          s.add([&] {
+            return Violation{
+                .chunk = static_cast<int>(ci),
+                .request = r,
+                .expected = "no merge of two empty partials on the Triton path",
+                .got = "lse -inf and -inf at chunk " + str(static_cast<std::int64_t>(ci)),
+                .reason = "Triton merge_attn_states gives NaN output and NaN lse, which survives later merges"};
+          });
         }
         break;
       }
@@ -79,7 +105,7 @@ InvariantResult check_I13(const Case& c, const Plan& p) {
   if (p.num_with_context == 0) return s.not_applicable("no prefill has context: no context merge");
   if (p.packed) {
     // Explicit empty ranges: they must be exactly the context-free prefills' tokens.
-    const auto qsl = query_start_loc(c);
+    const auto& qsl = qsl_scratch(c);
     const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
     std::size_t k = 0;
     const std::int64_t limit = p.prefill_tokens_with_context.value_or(INT64_MAX);
@@ -88,8 +114,12 @@ InvariantResult check_I13(const Case& c, const Plan& p) {
       if (qsl[r] - base >= limit) continue;  // past prefill_tokens_with_context: suffix only
       const std::pair<std::int64_t, std::int64_t> want{qsl[r] - base, qsl[r + 1] - base};
       if (k >= p.empty_token_ranges.size() || p.empty_token_ranges[k] != want)
-        s.add({.request = r, .expected = "empty token range [" + str(want.first) + ", " + str(want.second) + ")",
-               .got = "absent", .reason = "context-free tokens not marked empty"});
+        s.add([&] {
+          return Violation{.request = r,
+                           .expected = "empty token range [" + str(want.first) + ", " + str(want.second) + ")",
+                           .got = "absent",
+                           .reason = "context-free tokens not marked empty"};
+        });
       ++k;
     }
     return s.done();
@@ -99,11 +129,13 @@ InvariantResult check_I13(const Case& c, const Plan& p) {
   for (int r : p.prefills) {
     if (c.ctx[static_cast<std::size_t>(r)] == 0) seen_free = true;
     else if (seen_free)
-      s.add({.request = r,
-             .expected = "prefills with context precede those without",
-             .got = "request " + str(r) + " has context after a context-free prefill",
-             .reason = "prefill_tokens_with_context = " + str(*p.prefill_tokens_with_context) +
-                       " sends this request's tokens down the suffix-only path"});
+      s.add([&] {
+        return Violation{.request = r,
+                         .expected = "prefills with context precede those without",
+                         .got = "request " + str(r) + " has context after a context-free prefill",
+                         .reason = "prefill_tokens_with_context = " + str(*p.prefill_tokens_with_context) +
+                                   " sends this request's tokens down the suffix-only path"};
+      });
   }
   return s.done();
 }

@@ -10,26 +10,38 @@ InvariantResult check_I3(const Case& c, const Plan& p) {
   Sink s(InvariantId::I3_coverage);
   if (!p.built) return s.not_evaluated();
   // Next expected start per request; spans must tile [0, ctx) in chunk order.
-  std::vector<std::int64_t> next(c.ctx.size(), 0);
+  thread_local std::vector<std::int64_t> next;  // reused: no allocation per check once warm
+  next.assign(c.ctx.size(), 0);
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
     for (const auto& e : p.chunks[ci].entries) {
       if (e.len == 0) continue;
       const auto r = static_cast<std::size_t>(e.request);
       if (e.start != next[r])
-        s.add({.chunk = static_cast<int>(ci), .request = e.request,
-               .expected = "span starts at " + str(next[r]),
-               .got = "[" + str(e.start) + ", " + str(e.start + e.len) + ")",
-               .reason = e.start < next[r] ? "positions scheduled twice" : "positions skipped"});
+        s.add([&] {
+          return Violation{.chunk = static_cast<int>(ci),
+                           .request = e.request,
+                           .expected = "span starts at " + str(next[r]),
+                           .got = "[" + str(e.start) + ", " + str(e.start + e.len) + ")",
+                           .reason = e.start < next[r] ? "positions scheduled twice" : "positions skipped"};
+        });
       if (e.start + e.len > c.ctx[r])
-        s.add({.chunk = static_cast<int>(ci), .request = e.request,
-               .expected = "span ends <= ctx=" + str(c.ctx[r]), .got = str(e.start + e.len),
-               .reason = "span reaches past the context"});
+        s.add([&] {
+          return Violation{.chunk = static_cast<int>(ci),
+                           .request = e.request,
+                           .expected = "span ends <= ctx=" + str(c.ctx[r]),
+                           .got = str(e.start + e.len),
+                           .reason = "span reaches past the context"};
+        });
       next[r] = std::max(next[r], e.start + e.len);
     }
   for (int r : p.prefills)
     if (next[static_cast<std::size_t>(r)] != c.ctx[static_cast<std::size_t>(r)])
-      s.add({.request = r, .expected = "context covered up to " + str(c.ctx[static_cast<std::size_t>(r)]),
-             .got = "covered up to " + str(next[static_cast<std::size_t>(r)]), .reason = "context not fully covered"});
+      s.add([&] {
+        return Violation{.request = r,
+                         .expected = "context covered up to " + str(c.ctx[static_cast<std::size_t>(r)]),
+                         .got = "covered up to " + str(next[static_cast<std::size_t>(r)]),
+                         .reason = "context not fully covered"};
+      });
   return s.done();
 }
 
@@ -44,8 +56,12 @@ InvariantResult check_I8(const Case& c, const Plan& p) {
     std::int64_t sum = 0;
     for (std::int64_t rank = 0; rank < c.dcp; ++rank) sum += p.local_ctx[ri][static_cast<std::size_t>(rank)];
     if (sum != c.ctx[ri])
-      s.add({.request = r, .expected = "sum over ranks of local_ctx == ctx=" + str(c.ctx[ri]), .got = str(sum),
-             .reason = "local context lengths were computed from another length (e.g. context + draft)"});
+      s.add([&] {
+        return Violation{.request = r,
+                         .expected = "sum over ranks of local_ctx == ctx=" + str(c.ctx[ri]),
+                         .got = str(sum),
+                         .reason = "local context lengths were computed from another length (e.g. context + draft)"};
+      });
   }
   // (b) each rank's padded local length covers what that rank owns of the span.
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
@@ -54,9 +70,14 @@ InvariantResult check_I8(const Case& c, const Plan& p) {
         const Int R = rank;
         const std::int64_t owned = (dcp_local_len(Int(e.start + e.len), W, R, I) - dcp_local_len(Int(e.start), W, R, I)).get();
         if (e.padded_local_len < owned)
-          s.add({.chunk = static_cast<int>(ci), .request = e.request, .rank = static_cast<int>(rank),
-                 .expected = "padded_local_len >= " + str(owned) + " (rows the rank owns in the span)",
-                 .got = str(e.padded_local_len), .reason = "the rank's gather stops before its share of the span"});
+          s.add([&] {
+            return Violation{.chunk = static_cast<int>(ci),
+                             .request = e.request,
+                             .rank = static_cast<int>(rank),
+                             .expected = "padded_local_len >= " + str(owned) + " (rows the rank owns in the span)",
+                             .got = str(e.padded_local_len),
+                             .reason = "the rank's gather stops before its share of the span"};
+          });
       }
   return s.done();
 }

@@ -71,10 +71,15 @@ InvariantResult check_I9(const Case& c, const Plan& p) {
       if (n_missing)
         got += (got.empty() ? "" : "; ") + str(n_missing) + " position(s) never received (" + str(first_missing) +
                ".." + str(last_missing) + ")";
-      s.add({.chunk = static_cast<int>(ci), .request = e.request, .row = first_bad_row,
-             .expected = "exactly its context positions [" + str(e.start) + ", " + str(e.start + e.len) + ") once",
-             .got = got,
-             .reason = n_foreign ? "attention reads rows of the wrong token" : "rows lost or repeated"});
+      s.add([&] {
+        return Violation{
+            .chunk = static_cast<int>(ci),
+            .request = e.request,
+            .row = first_bad_row,
+            .expected = "exactly its context positions [" + str(e.start) + ", " + str(e.start + e.len) + ") once",
+            .got = got,
+            .reason = n_foreign ? "attention reads rows of the wrong token" : "rows lost or repeated"};
+      });
     }
   }
   return s.done();

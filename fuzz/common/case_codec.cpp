@@ -224,11 +224,32 @@ Selection Selection::from_env() {
 }
 
 Case decode_case(FuzzedDataProvider& fdp, const Selection& sel) {
-  Reader r(fdp);
   Case c;
-  schema(r, c, sel);
-  order_decodes_first(c);  // vLLM's batch order (a no-op on cases encode_case wrote)
+  decode_case_into(fdp, sel, c);
   return c;
+}
+
+void decode_case_into(FuzzedDataProvider& fdp, const Selection& sel, Case& c) {
+  // A fresh case that keeps the request vectors' storage (the reader never looks at the old
+  // values: they only steer the writer).
+  auto ctx = std::move(c.ctx);
+  auto q = std::move(c.q);
+  c = Case{};
+  c.ctx = std::move(ctx);
+  c.q = std::move(q);
+  Reader r(fdp);
+  schema(r, c, sel);
+  // vLLM's batch order (a no-op, skipped, when every decode already precedes every prefill, as in
+  // the cases encode_case wrote).
+  bool prefill_seen = false;
+  for (auto x : c.q) {
+    if (x > 1) {
+      prefill_seen = true;
+    } else if (prefill_seen) {
+      order_decodes_first(c);
+      break;
+    }
+  }
 }
 
 Case decode_case(const std::uint8_t* data, std::size_t size, const Selection& sel) {

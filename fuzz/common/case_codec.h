@@ -50,6 +50,8 @@ struct DecodeLimits {
 // Decodes a case; never throws for any input (the result may still fail validate_case()).
 Case decode_case(FuzzedDataProvider& fdp, const Selection& sel);
 Case decode_case(const std::uint8_t* data, std::size_t size, const Selection& sel);
+// The same into `c`, reusing its storage (the fuzzers' hot path: no allocation once warm).
+void decode_case_into(FuzzedDataProvider& fdp, const Selection& sel, Case& c);
 
 // Bytes that decode (with Selection::all()) to exactly `c`. Throws CaseError naming the key
 // when `c` is outside the decoder's bounds (DecodeLimits).

@@ -2,9 +2,11 @@
 // built-in engine and minimizer, so all three classify a case the same way.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "fuzz/common/findings.h"
+#include "invariants/catalogue.h"
 #include "reference/caseio/case.h"
 
 namespace cp::fuzz {
@@ -22,19 +24,32 @@ struct Judgement {
   std::string invariant;  // primary_invariant()
   std::string detail;     // the assert and its values, or the first violation
   std::string case_line;
+  bool known = false;  // a finding of a signature the `known` sink holds: only kind and the verdict below are set
+  // The verdict in numbers, for every judged case (not `rejected`): the planner target turns it
+  // into libFuzzer features.
+  Outcome outcome = Outcome::ok;
+  std::uint32_t violated = 0;  // bit i: invariant InvariantId(i) violated
+  int assert_stage = 0;        // first assert's stage: 0 init, 1 plan, 2 forward, 3 other (or a crash)
 };
 
 // Bound on estimated_plan_work() (chunk entries x W) above which a case is skipped as too slow.
 // The checks are interval level (invariants/interval/): an execution costs O(chunks x requests
 // x W) whatever the context lengths, so this bounds the size of the plan, never a context.
 // CHUNKPROOF_FUZZ_MAX_WORK overrides it (for measurements: bench/fuzz_execs.sh).
-inline constexpr std::int64_t kMaxFuzzWork = std::int64_t{1} << 12;
+// 2^10 admits 1024 prefills in one chunk without DCP, or 16 entries at W = 64; an execution then
+// costs ~20 us at most in our code (-O2). libFuzzer drifts to the bound (larger plans reach
+// more counter buckets), so the bound sets the mean cost: 2^12 gave 4x fewer executions
+// (docs/fuzzing.md).
+inline constexpr std::int64_t kMaxFuzzWork = std::int64_t{1} << 10;
 std::int64_t max_fuzz_work();
 
 // With `known` (the signatures a FindingSink already recorded), a finding of a known signature
-// comes back with only its kind and signature: the case line, tags and detail are text the
-// caller would throw away (the hot path of a legacy version, where most inputs are findings).
-// Crashes and --stop-on always get the full judgement.
+// comes back with only its kind and `known` set: the signature, case line, tags and detail are
+// text the caller would throw away (the hot path of a legacy version, where most inputs are
+// findings); there is nothing to record. Crashes and --stop-on matches always get the full
+// judgement.
+// The checks run verdict-only (catalogue.h: VerdictOnlyScope); a judgement that reports a
+// finding re-runs them with text. Allocation-free once warm for ok and known inputs.
 Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known = nullptr);
 
 // CHUNKPROOF_FUZZ_STOP_ON: '&'-separated substrings that must all occur in Judgement::tags;

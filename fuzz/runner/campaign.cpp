@@ -677,7 +677,8 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
       for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
       const Judgement j = judge(decode_case(bytes.data(), bytes.size(), sel), cfg, &sink);
       ++res.run.executions;
-      if (j.kind == Judgement::finding || j.kind == Judgement::crash) sink.record(j.signature, j.case_line, j.detail);
+      if ((j.kind == Judgement::finding || j.kind == Judgement::crash) && !j.known)
+        sink.record(j.signature, j.case_line, j.detail);
       if (el - last_show >= 0.5) {
         last_show = el;
         res.run.exec_per_s = el > 0 ? static_cast<double>(res.run.executions) / el : 0;

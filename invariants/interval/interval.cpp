@@ -54,7 +54,7 @@ std::string kind_name(RowKind k) {
 class ChunkWalk {
  public:
   ChunkWalk(const Case& c, const Plan& p, const Chunk& ch, int chunk)
-      : c_(c), p_(p), ch_(ch), chunk_(chunk), W_(c.dcp), I_(c.interleave), s_(scratch()) {}
+      : c_(c), p_(p), ch_(ch), chunk_(chunk), W_(c.dcp), I_(c.interleave), s_(scratch()), text_(!verdict_only()) {}
 
   template <class Done>
   void run(Done&& done) {
@@ -144,6 +144,7 @@ class ChunkWalk {
     if (count <= 0) return;
     foreign_ += count;
     if (first_foreign_ < 0 || row < first_foreign_) first_foreign_ = row;
+    if (!text_) return;  // the groups and positions only make the violation's text
     for (auto& g : s_.groups)
       if (g.request == request && g.kind == kind) {
         g.count += count, g.lo = std::min(g.lo, lo), g.hi = std::max(g.hi, hi);
@@ -155,6 +156,7 @@ class ChunkWalk {
   // Slots [a, b) of piece `pc` as foreign rows of one kind.
   void foreign_run(const Piece& pc, RowKind kind, std::int64_t a, std::int64_t b) {
     if (a >= b) return;
+    if (!text_) return add_foreign(pc.request, kind, b - a, -1, -1, pc.row + (a - pc.la));
     add_foreign(pc.request, kind, b - a, pos(a, pc.rank), pos(b - 1, pc.rank), pc.row + (a - pc.la));
   }
 
@@ -222,7 +224,7 @@ class ChunkWalk {
     k.first_bad_row = first_foreign_;
     if (first_dup >= 0 && (k.first_bad_row < 0 || first_dup < k.first_bad_row)) k.first_bad_row = first_dup;
     std::int64_t first_missing = -1, last_missing = -1;
-    if (k.missing > 0) missing_range(e, first_missing, last_missing);
+    if (k.missing > 0 && text_) missing_range(e, first_missing, last_missing);
     done(k, s_.groups, first_missing, last_missing);
   }
 
@@ -258,6 +260,7 @@ class ChunkWalk {
   int chunk_;
   Int W_, I_;
   Scratch& s_;
+  bool text_;  // build what only the violation text uses (not under VerdictOnlyScope)
   std::size_t b_ = 0;
   std::int64_t row_ = 0;  // rows fed so far
   std::int64_t foreign_ = 0, first_foreign_ = -1;
@@ -273,38 +276,37 @@ void walk_plan(const Case& c, const Plan& p, Visit&& visit) {
 InvariantResult check_I9(const Case& c, const Plan& p) {
   detail::Sink s(InvariantId::I9_reorg_exact);
   if (!p.built) return s.not_evaluated();
-  std::size_t recorded = 0;
   walk_plan(
       c, p,
       [&](const EntryCounts& k, std::vector<Group>& groups, std::int64_t first_missing, std::int64_t last_missing) {
         if (k.foreign == 0 && k.duplicate == 0 && k.missing == 0) return;
-        if (recorded >= kMaxRecorded) {  // counted, not kept: no text to build
-          s.add({});
-          return;
-        }
-        ++recorded;
-        const ChunkEntry& e = p.chunks[static_cast<std::size_t>(k.chunk)].entries[static_cast<std::size_t>(k.entry)];
-        // The same text as the token-level check (its std::map orders by request, then kind).
-        std::sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) {
-          return x.request != y.request ? x.request < y.request : x.kind < y.kind;
+        // The text is built only for a recorded violation (the first kMaxRecorded, never under
+        // VerdictOnlyScope).
+        s.add([&] {
+          const ChunkEntry& e = p.chunks[static_cast<std::size_t>(k.chunk)].entries[static_cast<std::size_t>(k.entry)];
+          // The same text as the token-level check (its std::map orders by request, then kind).
+          std::sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) {
+            return x.request != y.request ? x.request < y.request : x.kind < y.kind;
+          });
+          std::string got;
+          for (const auto& g : groups) {
+            if (!got.empty()) got += "; ";
+            got += str(g.count) + " " + kind_name(g.kind) + " row(s)";
+            if (g.request >= 0)
+              got += " of request " + str(g.request) + " (positions " + str(g.lo) + ".." + str(g.hi) + ")";
+          }
+          if (k.duplicate) got += (got.empty() ? "" : "; ") + str(k.duplicate) + " duplicate row(s)";
+          if (k.missing)
+            got += (got.empty() ? "" : "; ") + str(k.missing) + " position(s) never received (" + str(first_missing) +
+                   ".." + str(last_missing) + ")";
+          return Violation{
+              .chunk = k.chunk,
+              .request = e.request,
+              .row = k.first_bad_row,
+              .expected = "exactly its context positions [" + str(e.start) + ", " + str(e.start + e.len) + ") once",
+              .got = got,
+              .reason = k.foreign ? "attention reads rows of the wrong token" : "rows lost or repeated"};
         });
-        std::string got;
-        for (const auto& g : groups) {
-          if (!got.empty()) got += "; ";
-          got += str(g.count) + " " + kind_name(g.kind) + " row(s)";
-          if (g.request >= 0)
-            got += " of request " + str(g.request) + " (positions " + str(g.lo) + ".." + str(g.hi) + ")";
-        }
-        if (k.duplicate) got += (got.empty() ? "" : "; ") + str(k.duplicate) + " duplicate row(s)";
-        if (k.missing)
-          got += (got.empty() ? "" : "; ") + str(k.missing) + " position(s) never received (" + str(first_missing) +
-                 ".." + str(last_missing) + ")";
-        s.add({.chunk = k.chunk,
-               .request = e.request,
-               .row = k.first_bad_row,
-               .expected = "exactly its context positions [" + str(e.start) + ", " + str(e.start + e.len) + ") once",
-               .got = got,
-               .reason = k.foreign ? "attention reads rows of the wrong token" : "rows lost or repeated"});
       });
   return s.done();
 }
@@ -312,9 +314,11 @@ InvariantResult check_I9(const Case& c, const Plan& p) {
 InvariantResult check_I11(const Case& c, const Plan&) {
   detail::Sink s(InvariantId::I11_config_validity);
   if (c.interleave > c.block || c.block % c.interleave != 0) {
-    s.add({.expected = "I <= B and B mod I == 0",
-           .got = "I=" + str(c.interleave) + " B=" + str(c.block),
-           .reason = "slot mapping pos // (B*W) no longer matches owner = (pos / I) mod W"});
+    s.add([&] {
+      return Violation{.expected = "I <= B and B mod I == 0",
+                       .got = "I=" + str(c.interleave) + " B=" + str(c.block),
+                       .reason = "slot mapping pos // (B*W) no longer matches owner = (pos / I) mod W"};
+    });
     return s.done();
   }
   // With I | B the slot mapping equals the ownership formula at every position: write
@@ -338,7 +342,10 @@ InvariantResult check_I11(const Case& c, const Plan&) {
     if ((owner_slot != owner_rank(P, I, W) || slot_local != local_index(P, I, W)) && (bad < 0 || pos < bad)) bad = pos;
   }
   if (bad >= 0)
-    s.add({.row = bad, .expected = "slot mapping == ownership formula", .got = "differs at position " + str(bad)});
+    s.add([&] {
+      return Violation{
+          .row = bad, .expected = "slot mapping == ownership formula", .got = "differs at position " + str(bad)};
+    });
   return s.done();
 }
 

@@ -41,11 +41,11 @@ void plan_old(const Case& c, Plan& plan) {
   if (dcp) plan.local_chunk = steps::old_local_chunk(vi, M, I, W).get();
   const Int PL = plan.local_chunk;
   const bool v1_reorg = vi.planner == PlannerKind::floor_divide_v1;
-  const auto qsl = query_start_loc(c);
+  const auto& qsl = query_start_loc_scratch(c);
   const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
 
   for (Int ci = 0; ci < K; ci = ci + 1) {
-    Chunk ch;
+    Chunk ch = take_chunk();
     for (int r : plan.prefills) {
       const Int ctx = c.ctx[r];
       const auto g = steps::old_entry(vi, ctx, ci, M, PL, I, W);
@@ -56,6 +56,7 @@ void plan_old(const Case& c, Plan& plan) {
       if (dcp) {
         e.local_start = g.local_start.get();
         e.padded_local_len = g.padded_local_len.get();
+        e.kept = take_rows();
         for (Int rank = 0; rank < W; rank = rank + 1)
           e.kept.push_back((v1_reorg
                                 ? arith::v1_reorg_kept_rows(ctx, ci, M, W, rank, g.padded_local_len)

@@ -20,6 +20,7 @@ struct Packer {
   bool dcp;
   Chunk cur;
   Int rows = 0;
+  ~Packer() { return_chunk(std::move(cur)); }  // its storage serves the next plan
 
   void add(int r, Int start, Int len) {
     ChunkEntry e;
@@ -44,7 +45,7 @@ struct Packer {
     if (static_cast<std::int64_t>(plan.chunks.size()) > kMaxChunks)
       throw CaseError("ctx", "plan would have over " + std::to_string(kMaxChunks) +
                                  " chunks, over the simulation limit; raise workspace or shorten ctx");
-    cur = Chunk{};
+    cur = take_chunk();
     rows = 0;
     return true;
   }
@@ -104,22 +105,24 @@ void plan_packed(const Case& c, Plan& plan) {
     return;
   }
   // 2. Greedy packing.
-  Packer pk{c, plan, pp, I, W, dcp, {}, 0};
+  Packer pk{c, plan, pp, I, W, dcp, take_chunk(), 0};
   for (int r : plan.prefills)
     if (!pk.pack(r)) return;
   if (!pk.cur.entries.empty()) pk.close();
 
   // 3. Slices, prefix sums and the DCP local plan: reorg keeps, per rank, the local rows the
   // rank really owns.
-  const auto qsl = query_start_loc(c);
+  const auto& qsl = query_start_loc_scratch(c);
   const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
   for (auto& ch : plan.chunks) {
     for (auto& e : ch.entries)
-      if (dcp)
+      if (dcp) {
+        e.kept = take_rows();
         for (std::int64_t rank = 0; rank < plan.dcp; ++rank)
           e.kept.push_back(
               arith::reorg_kept_rows(Int(plan.local_ctx[e.request][rank]), Int(e.local_start), Int(e.padded_local_len))
                   .get());
+      }
     finish_chunk(ch, dcp, qsl, base);
     if (dcp && ch.local_tokens() > plan.row_budget)
       add_assert(plan, "plan", "num_local_context_tokens <= row_budget",

@@ -100,6 +100,11 @@ std::vector<std::int64_t> query_start_loc(const Case& c);
 // Runs the version's sizing, batch split and planner. Throws CaseError / ArithmeticError on
 // input it cannot plan (exit 2); version asserts are recorded in Plan::asserts.
 Plan make_plan(const Case& c);
+// make_plan into caller-owned storage: `plan` becomes exactly make_plan(c), reusing the vectors
+// of whatever plan it held (its chunks, entries and per-rank rows go to a thread-local pool the
+// next plan draws from), so a loop over cases allocates nothing once warm (the fuzzers' hot
+// path). On an exception `plan` is left valid but unspecified.
+void make_plan_into(const Case& c, Plan& plan);
 
 // The version's workspace size for an engine config (spec §1), and its init assert if any.
 std::int64_t size_workspace(Version v, Platform p, std::int64_t mml, std::int64_t mns, std::int64_t block,

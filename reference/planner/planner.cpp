@@ -35,6 +35,94 @@ bool Plan::crashed() const {
 }
 
 namespace detail {
+namespace {
+
+struct Pool {
+  std::vector<Chunk> chunks;
+  std::vector<std::vector<std::int64_t>> rows;
+  std::vector<std::int64_t> qsl;
+};
+Pool& pool() {
+  thread_local Pool p;
+  return p;
+}
+
+// Moves the chunks and per-rank row vectors of `plan` into the pool (emptied, capacity kept)
+// and resets every other field to a fresh Plan's, keeping the vectors' capacity.
+void recycle(Plan& plan) {
+  Pool& pl = pool();
+  for (auto& ch : plan.chunks) {
+    for (auto& e : ch.entries)
+      if (e.kept.capacity() > 0) {
+        e.kept.clear();
+        pl.rows.push_back(std::move(e.kept));
+      }
+    ch.entries.clear();
+    ch.cu_seq_lens.clear();
+    ch.padded_local_cu.clear();
+    pl.chunks.push_back(std::move(ch));
+  }
+  for (auto& v : plan.local_ctx)
+    if (v.capacity() > 0) {
+      v.clear();
+      pl.rows.push_back(std::move(v));
+    }
+  auto chunks = std::move(plan.chunks);
+  auto prefills = std::move(plan.prefills);
+  auto local_ctx = std::move(plan.local_ctx);
+  auto asserts = std::move(plan.asserts);
+  auto empty_ranges = std::move(plan.empty_token_ranges);
+  auto notes = std::move(plan.notes);
+  chunks.clear();
+  prefills.clear();
+  local_ctx.clear();  // its rows are in the pool
+  asserts.clear();
+  empty_ranges.clear();
+  notes.clear();
+  plan = Plan{};
+  plan.chunks = std::move(chunks);
+  plan.prefills = std::move(prefills);
+  plan.local_ctx = std::move(local_ctx);
+  plan.asserts = std::move(asserts);
+  plan.empty_token_ranges = std::move(empty_ranges);
+  plan.notes = std::move(notes);
+}
+
+}  // namespace
+
+Chunk take_chunk() {
+  auto& chunks = pool().chunks;
+  Chunk fresh;  // every field a fresh Chunk's; only the (empty) vectors' storage is reused
+  if (chunks.empty()) return fresh;
+  Chunk& old = chunks.back();
+  fresh.entries = std::move(old.entries);
+  fresh.cu_seq_lens = std::move(old.cu_seq_lens);
+  fresh.padded_local_cu = std::move(old.padded_local_cu);
+  chunks.pop_back();
+  return fresh;
+}
+
+void return_chunk(Chunk&& ch) {
+  ch.entries.clear();
+  ch.cu_seq_lens.clear();
+  ch.padded_local_cu.clear();
+  pool().chunks.push_back(std::move(ch));
+}
+
+std::vector<std::int64_t> take_rows() {
+  auto& rows = pool().rows;
+  if (rows.empty()) return {};
+  std::vector<std::int64_t> v = std::move(rows.back());
+  rows.pop_back();
+  return v;
+}
+
+const std::vector<std::int64_t>& query_start_loc_scratch(const Case& c) {
+  auto& qsl = pool().qsl;
+  qsl.assign(1, 0);
+  for (auto q : c.q) qsl.push_back(qsl.back() + q);
+  return qsl;
+}
 
 void add_assert(Plan& plan, std::string stage, std::string which, std::string detail, int chunk) {
   plan.asserts.push_back({std::move(stage), std::move(which), std::move(detail), chunk});
@@ -138,18 +226,26 @@ void split_batch(const Case& c, Plan& plan) {
     if (c.ctx[i] > 0) ++plan.num_with_context;
   }
   if (plan.is_dcp()) {
-    plan.local_ctx.assign(c.ctx.size(), {});
-    for (int r : plan.prefills)
+    plan.local_ctx.resize(c.ctx.size());  // every row empty; a prefill's comes from the pool
+    for (int r : plan.prefills) {
+      plan.local_ctx[r] = detail::take_rows();
       for (std::int64_t rank = 0; rank < c.dcp; ++rank)
         plan.local_ctx[r].push_back(dcp_local_len(Int(c.ctx[r]), Int(c.dcp), Int(rank), Int(c.interleave)).get());
+    }
   }
 }
 
 }  // namespace
 
 Plan make_plan(const Case& c) {
-  validate_case(c);
   Plan plan;
+  make_plan_into(c, plan);
+  return plan;
+}
+
+void make_plan_into(const Case& c, Plan& plan) {
+  validate_case(c);
+  detail::recycle(plan);
   const VersionInfo& vi = info(c.version);
   record_geometry(c, plan);
   size_plan_workspace(c, plan);
@@ -159,7 +255,7 @@ Plan make_plan(const Case& c) {
   if (plan.num_with_context == 0) {
     plan.built = true;
     plan.notes.push_back("no prefill has context: no chunked-context plan");
-    return plan;
+    return;
   }
   // 4. S1 rounds by self.page_size, which exists only with FA3: elsewhere build() raises.
   if (v0_page_size_missing(vi, c.platform)) {
@@ -168,14 +264,13 @@ Plan make_plan(const Case& c) {
                        "context, but __init__ sets page_size only when aot_schedule (vLLM FlashAttention 3, "
                        "CUDA only)");
     plan.asserts.back().kind = FailureKind::crash;
-    return plan;
+    return;
   }
   if (vi.packed)
     detail::plan_packed(c, plan);
   else
     detail::plan_old(c, plan);
   if (plan.built) detail::record_forward_asserts(plan);
-  return plan;
 }
 
 }  // namespace cp

@@ -20,4 +20,12 @@ void record_forward_asserts(Plan& plan);
 
 void add_assert(Plan& plan, std::string stage, std::string which, std::string detail, int chunk = -1);
 
+// Storage reuse for make_plan_into: an empty chunk / row vector, with the capacity of one a
+// recycled plan held (thread-local pool), and query_start_loc(c) in thread-local storage
+// (valid until the next call on this thread).
+Chunk take_chunk();
+void return_chunk(Chunk&& ch);  // an unused chunk back to the pool
+std::vector<std::int64_t> take_rows();
+const std::vector<std::int64_t>& query_start_loc_scratch(const Case& c);
+
 }  // namespace cp::detail
