@@ -98,7 +98,8 @@ std::string Domain::describe() const {
     o << ", workspace 1.." << workspace_max;
   o << ", ctx 0.." << ctx_max << "; old planner: n = 1.." << prefills_max << " prefills with context";
   if (packed_mode != "symbolic") {
-    o << "; packed planner " << (packed_mode == "auto" ? "(I-3 only) " : "") << "split grid: block in {";
+    o << "; packed planner " << (packed_mode == "auto" ? "(I-3 with an explicit workspace only) " : "")
+      << "split grid: block in {";
     bool first = true;
     for (auto b : split_blocks)
       if (b <= block_max) o << (first ? "" : ",") << b, first = false;
@@ -270,8 +271,9 @@ class RowTable {
       return;
     }
     const bool packed = info(r.version).packed;
-    const bool chain = packed && bounded_cases_[i] < r.cases_proved;
-    r.unbounded = packed && r.status == Status::proved && bounded_cases_[i] == 0 && opts_.domain.workspace_max == 0;
+    const bool chain = std::any_of(methods_[i].begin(), methods_[i].end(),
+                                   [](const std::string& m) { return m.find("lemma chain") != std::string::npos; });
+    r.unbounded = r.status == Status::proved && bounded_cases_[i] == 0 && opts_.domain.workspace_max == 0;
     if (chain) {
       r.method.clear();
       for (const auto& m : methods_[i]) r.method += (r.method.empty() ? "" : " | ") + m;
