@@ -362,8 +362,10 @@ void chain_I8a(z3::context& ctx, const PackedStep& p, Encoding& enc, LemmaChain&
                                z3::implies(n >= q + 1, dln == bI), {stripe, *f.Ppos, lc.mono(p.I, n - q - 1)});
   const expr d1 = lc.closed("distribute-base", "(n+1)*(b*I) = n*(b*I) + b*I", (n + 1) * bI == n * bI + bI, {});
   const expr d2 = lc.closed("distribute-I", "(n+1)*I = n*I + I", (n + 1) * p.I == n * p.I + p.I, {});
+  const expr d3 = lc.closed("at-stripe-product", "n = q gives n*I = q*I", z3::implies(n == q, n * p.I == q * p.I),
+                            {lc.mono(p.I, n - q)});
   lc.closed("sum-step", "F(n+1) - F(n) = dcp_local_len(ctx, W, n, I): I, s or 0 rows past b*I (ownership)",
-            F(n + 1) - F(n) == dln, {below, at, above, d1, d2});
+            F(n + 1) - F(n) == dln, {below, at, above, d1, d2, d3});
   lc.abstract_last_products();  // linear over the products
   lc.closed("sum-all", "F(W) = W*(b*I) + q*I + s = W*(b*I) + rem = ctx (q <= W - 1)", F(p.W) == p.cx, {stripe});
 }
