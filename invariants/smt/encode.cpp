@@ -24,12 +24,13 @@ namespace cp::smt {
 namespace detail {
 
 // Invariants with a closed lemma chain (symbolic B, W, I; unbounded). I-3 (tiling + progress)
-// has none yet: the default mode proves it on the split grid.
+// needs S >= align from the sizing: an explicit workspace proves it on the split grid.
 bool lemma_chain_encoded(InvariantId id, bool dcp, bool sized) {
   using enum InvariantId;
   switch (id) {
     case I1_workspace_div_dcp: return dcp && sized;
-    case I2_nonempty_chunk_width: return sized;
+    case I2_nonempty_chunk_width:
+    case I3_coverage: return sized;  // progress needs S >= align from the sizing
     case I4_global_row_budget:
     case I6_virtual_block_alignment:
     case I7_local_row_budget:
@@ -44,7 +45,9 @@ bool lemma_chain_encoded(InvariantId id, bool dcp, bool sized) {
 bool packed_split_mode(InvariantId id, const Domain& d) {
   if (d.packed_mode == "split") return true;
   if (d.packed_mode == "symbolic") return false;
-  return !lemma_chain_encoded(id, true, true);  // auto
+  // auto: the chains; I-3 with an explicit workspace (no S >= align from a sizing) on the grid.
+  if (id == InvariantId::I3_coverage && d.workspace_max != 0) return true;
+  return !lemma_chain_encoded(id, true, true);
 }
 
 }  // namespace detail

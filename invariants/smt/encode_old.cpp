@@ -3,11 +3,41 @@
 // the version divides by it; an arbitrary chunk index c stands for every chunk. Direct queries,
 // each sliced to its goal's cone of influence.
 #include "invariants/smt/encode_internal.h"
+#include "invariants/smt/lemma_chain.h"
 #include "reference/dcp/ownership.h"
 
 namespace cp::smt::detail {
 
-Encoding encode_old(z3::context& ctx, Z3Scope&, const TaskKey& key, const Domain& d) {
+namespace {
+
+// pr41229 sizes S = round_down(x, W) = (x // W)*W: a closed chain (symbolic W, any x) instead of
+// the sliced query Z3 4.8.12 leaves UNKNOWN: S = q*W, floordiv(q*W, W) = q (lemma-monotone),
+// so S mod W = S - W*q = 0. Returns false when S is not that product (explicit workspace).
+bool chain_pr41229_I1(z3::context& ctx, Z3Scope& sc, const Common& c, Encoding& enc) {
+  const expr& s = c.Sexpr;
+  if (!c.sized || !s.is_app() || s.decl().decl_kind() != Z3_OP_MUL || s.num_args() != 2 || !z3::eq(s.arg(1), c.W))
+    return false;
+  LemmaChain lc(ctx, sc, enc);
+  const expr q = s.arg(0);
+  const expr sq = lc.closed("S-is-W-times", "S = round_down(x, W) = (x // W)*W", c.S == q * c.W, lc.dom(c.S));
+  const expr wpos = lc.closed("W-positive", "W >= 2", c.W >= 1, lc.dom(c.W));
+  const expr qS = cp::floordiv(c.S, c.W);
+  const expr qSstep =
+      lc.closed("S-div-W", "floordiv(q*W, W) = q", qS == q, {sq, lc.def_of(qS), wpos, lc.mono(c.W, q - qS)});
+  lc.closed("S-mod-W", "S mod W = S - W*(S // W) = q*W - W*q = 0", cp::floormod(c.S, c.W) == 0, {sq, qSstep}, true);
+  // Definedness: W, B, I and every lcm (the chunk width's round_to) are positive.
+  std::vector<expr> defh =
+      LemmaChain::cat(LemmaChain::cat(LemmaChain::cat(lc.dom(c.W), lc.dom(c.B)), lc.dom(c.I)), {wpos});
+  for (const auto& L : sc.lcms()) defh.push_back(lc.def_of(L.l));
+  enc.definedness_hyps = defh;
+  enc.method = "closed lemma chain: S = (x // W)*W, symbolic B/W/I, any max_model_len, max_num_seqs";
+  enc.unbounded = true;  // LemmaChain::closed clears it if a step lists an upper bound
+  return true;
+}
+
+}  // namespace
+
+Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Domain& d) {
   Encoding enc;
   using enum InvariantId;
   const InvariantId inv = key.invariant;
@@ -74,6 +104,7 @@ Encoding encode_old(z3::context& ctx, Z3Scope&, const TaskKey& key, const Domain
 
   switch (inv) {
     case I1_workspace_div_dcp:
+      if (vi.sizing == SizingRule::pr41229 && chain_pr41229_I1(ctx, sc, c, enc)) break;
       step("S-mod-W", "under DCP the version's S is a multiple of W", cp::floormod(S, W) == 0);
       break;
     case I2_nonempty_chunk_width:

@@ -2,7 +2,7 @@
 // exactly the hypotheses it lists (domain facts, witness definitions, earlier steps). Nonlinear
 // facts enter only as instances of one generic, separately proved monotonicity lemma, and the
 // sizing's select(W == 1, ...) terms are rewritten by congruence, so every query is linear over
-// named monomials. The prover checks the hypotheses, instances and rewrites (prover.cpp).
+// named monomials. The prover checks the hypotheses, instances and rewrites (task.cpp).
 #pragma once
 
 #include <z3++.h>

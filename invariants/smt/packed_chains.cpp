@@ -37,7 +37,7 @@ ChainFacts prelude(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding&
   const expr w1 = W == 1;
   const expr w1v = ctx.bool_val(!dcp);
   const expr w1eq = lc.closed("W-eq-1-case", dcp ? "this case has W >= 2" : "this case has W = 1", w1 == w1v, dW);
-  if (rounds && (inv == I1_workspace_div_dcp || inv == I2_nonempty_chunk_width)) {
+  if (rounds && (inv == I1_workspace_div_dcp || inv == I2_nonempty_chunk_width || inv == I3_coverage)) {
     qU = roundup_quotient(p.c.Sexpr);
     if (!qU) throw std::logic_error("sizing is not a round_up");
     const std::vector<expr> aPos = dcp ? std::vector<expr>{*Ldef} : dB;
@@ -102,8 +102,14 @@ void chain_I1([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [
   lc.closed("S-mod-W", "S mod W == 0", cp::floormod(p.S, p.W) == 0, {sWK, qSstep}, true);
 }
 
-void chain_I2([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
-              [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+// S >= align from the version's sizing (I-2 and I-3's progress): sgeA and the facts about the
+// alignment that go with it (h).
+struct SizeFacts {
+  expr sgeA;
+  std::vector<expr> h;
+  bool align_one;  // no DCP, no block alignment: align = 1, Mmax = S
+};
+SizeFacts size_ge_align(Z3Scope& sc, const PackedStep& p, Encoding& enc, LemmaChain& lc, const ChainFacts& f) {
   expr sgeA = p.S >= f.A;
   if (f.rounds) {
     sgeA = lc.closed("S-ge-A", "S = qU*A with qU >= 1", p.S >= f.A,
@@ -119,7 +125,6 @@ void chain_I2([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [
                                                      lc.dom(p.c.mns)),
                                      {lc.mono(p.B, p.c.mns - 1)}));
   }
-  expr aPos = p.pp.align >= 1;
   std::vector<expr> h{sgeA};
   if (p.dcp) {
     if (p.aligns_to_block) {
@@ -133,15 +138,110 @@ void chain_I2([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [
   } else if (p.aligns_to_block) {
     h = LemmaChain::cat(h, f.dB);
   }
-  if (!(p.dcp || p.aligns_to_block)) {  // align = 1: Mmax = S
-    lc.closed("Mmax-positive", "Mmax = round_down(S, 1) = S >= 1", p.pp.Mmax > 0, LemmaChain::cat({sgeA}, f.dB), true);
+  return {sgeA, h, !(p.dcp || p.aligns_to_block)};
+}
+
+void chain_I2([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+              [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  const SizeFacts sz = size_ge_align(sc, p, enc, lc, f);
+  if (sz.align_one) {  // align = 1: Mmax = S
+    lc.closed("Mmax-positive", "Mmax = round_down(S, 1) = S >= 1", p.pp.Mmax > 0, LemmaChain::cat({sz.sgeA}, f.dB),
+              true);
     return;
   }
   const expr qM = cp::floordiv(p.S, p.pp.align);
   const expr qMpos = lc.closed("S-div-align-positive", "S >= align: floordiv(S, align) >= 1", qM >= 1,
-                               LemmaChain::cat(h, {lc.def_of(qM), lc.mono(p.pp.align, qM)}));
+                               LemmaChain::cat(sz.h, {lc.def_of(qM), lc.mono(p.pp.align, qM)}));
   lc.closed("Mmax-positive", "Mmax = floordiv(S, align)*align >= align >= 1", p.pp.Mmax > 0,
-            LemmaChain::cat(h, {qMpos, lc.mono(p.pp.align, qM - 1)}), true);
+            LemmaChain::cat(sz.h, {qMpos, lc.mono(p.pp.align, qM - 1)}), true);
+}
+
+// I-3 (coverage) by induction over one greedy step, as I-10: the take-all piece ends at ctx,
+// a split piece leaves >= 1 token and keeps the next start a multiple of align (the induction
+// hypothesis), and progress: a fresh chunk (rows = 0) never closes empty, so the planner's
+// `chunk is non-empty` assert cannot fire and the loop reaches ctx. Under DCP align = V*mA
+// (cuda: the lcm's factor y; rocm: align = V, mA = 1) and start = V*Tq.
+void chain_I3([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+              [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  const expr &align = p.pp.align, &rb = p.pp.row_budget;
+  // A floor division by a numeral (align = 1) is Z3's div: no witness to list.
+  auto defs = [&](const expr& q) {
+    std::vector<expr> out;
+    for (std::size_t i = 0; i < sc.defined().size(); ++i)
+      for (const auto& x : sc.defined()[i])
+        if (z3::eq(x, q)) out.push_back(sc.defs()[i]);
+    return out;
+  };
+  std::vector<expr> ah;
+  if (p.dcp)
+    ah = p.aligns_to_block ? std::vector<expr>{*f.Ldef} : std::vector<expr>{*f.Ppos};
+  else if (p.aligns_to_block)
+    ah = f.dB;
+  const expr apos = lc.closed("align-positive", "align >= 1", align >= 1, ah);
+  lc.closed("take-all", "the last piece [start, ctx) ends at ctx and is non-empty",
+            z3::implies(p.take_all, p.start + p.remaining == p.cx && p.remaining >= 1), lc.dom(p.start), true);
+  const expr qr = cp::floordiv(p.remaining - ctx.int_val(1), align);
+  const expr sin = lc.closed(
+      "split-inside", "k <= kmax: k*align <= max(cap, 0) <= remaining - 1", p.split >= 0 && p.split <= p.remaining - 1,
+      LemmaChain::cat(
+          LemmaChain::cat(LemmaChain::cat(LemmaChain::cat(lc.dom(p.k), lc.dom(p.start)), defs(p.kmax)), defs(qr)),
+          {apos, lc.mono(align, p.kmax - p.k), lc.mono(align, p.k)}));
+  lc.closed("split-bound", "a split piece leaves >= 1 token and keeps start a multiple of align",
+            z3::implies(!p.take_all && p.k >= 1,
+                        p.start + p.split < p.cx && p.start + p.split == align * (p.ks + p.k) && p.split >= 1),
+            LemmaChain::cat(lc.dom(p.start), {sin, apos, lc.mono(align, p.k), lc.mono(align, p.k - 1)}), true);
+  // Progress.
+  const SizeFacts sz = size_ge_align(sc, p, enc, lc, f);
+  expr mge = p.pp.Mmax >= align;
+  if (sz.align_one) {
+    mge = lc.closed("Mmax-ge-align", "Mmax = round_down(S, 1) = S >= 1 = align", mge, LemmaChain::cat({sz.sgeA}, f.dB));
+  } else {
+    const expr qM = cp::floordiv(p.S, align);
+    const expr qMpos = lc.closed("S-div-align-positive", "S >= align: floordiv(S, align) >= 1", qM >= 1,
+                                 LemmaChain::cat(sz.h, {lc.def_of(qM), lc.mono(align, qM)}));
+    mge = lc.closed("Mmax-ge-align", "Mmax = floordiv(S, align)*align >= align", mge,
+                    LemmaChain::cat(sz.h, {qMpos, lc.mono(align, qM - 1)}));
+  }
+  const expr cap =
+      lc.closed("cap-ge-align", "remaining > align: floordiv(remaining - 1, align) >= 1, so cap >= align and kmax >= 1",
+                z3::implies(p.remaining > align, p.kmax >= 1),
+                LemmaChain::cat(LemmaChain::cat(defs(qr), defs(p.kmax)),
+                                {mge, apos, lc.mono(align, qr), lc.mono(align, qr - 1), lc.mono(align, p.kmax)}));
+  const expr k1 = (p.k + 1) * align;
+  expr small = p.remaining <= align, one = p.k == 0;
+  if (p.dcp) {
+    const expr mA = p.aligns_to_block ? sc.lcms().front().y : ctx.int_val(1);
+    std::vector<expr> am{*f.startPT, *f.Ppos};
+    if (p.aligns_to_block) am.push_back(*f.Ldef);
+    const expr qS = cp::floordiv(p.S, p.W);
+    const expr share = lc.closed("rb-ge-share", "S >= align = W*(I*mA) gives S // W >= I*mA", rb >= p.I * mA,
+                                 LemmaChain::cat(sz.h, {lc.def_of(qS), *f.Ppos, lc.mono(p.W, p.I * mA - 1 - qS)}));
+    const expr c1 = cp::cdiv(p.start + k1, p.V);
+    const expr c1s =
+        lc.closed("cdiv-one-align", "k = 0: cdiv(V*Tq + V*mA, V) = Tq + mA", z3::implies(p.k == 0, c1 == f.Tq + mA),
+                  LemmaChain::cat(am, {lc.def_of(c1), lc.mono(align, p.k), lc.mono(p.V, f.Tq + mA - c1)}));
+    one = lc.closed(
+        "need-one-align", "k = 0: need(start, align) = (Tq + mA)*I - Tq*I = I*mA <= S // W",
+        z3::implies(p.k == 0, p.need(p.start, k1) <= rb),
+        {c1s, *f.qLstep, share, *f.Ppos, lc.mono(p.I, c1 - f.Tq - mA), lc.mono(p.I, cp::cdiv(p.start, p.V) - f.Tq)});
+    const expr cr = cp::cdiv(p.start + p.remaining, p.V);
+    const expr crs = lc.closed("cdiv-small", "remaining <= align = V*mA gives cdiv(V*Tq + remaining, V) <= Tq + mA",
+                               z3::implies(p.remaining <= align, cr <= f.Tq + mA),
+                               LemmaChain::cat(am, {lc.def_of(cr), lc.mono(p.V, cr - f.Tq - mA - 1)}));
+    small = lc.closed(
+        "small-remaining-fits", "remaining <= align: need(start, remaining) <= I*mA <= S // W",
+        z3::implies(p.remaining <= align, p.full <= rb),
+        {crs, *f.qLstep, share, *f.Ppos, lc.mono(p.I, f.Tq + mA - cr), lc.mono(p.I, cp::cdiv(p.start, p.V) - f.Tq)});
+  } else {
+    const std::vector<expr> sh = LemmaChain::cat(LemmaChain::cat(sz.h, f.dB), {sz.sgeA});
+    one = lc.closed("need-one-align", "k = 0: need(start, align) = align <= S",
+                    z3::implies(p.k == 0, p.need(p.start, k1) <= rb), LemmaChain::cat(sh, {lc.mono(align, p.k)}));
+    small = lc.closed("small-remaining-fits", "remaining <= align <= S: need = remaining <= S",
+                      z3::implies(p.remaining <= align, p.full <= rb), sh);
+  }
+  lc.closed("progress", "a fresh chunk never closes empty: take_all or k >= 1 (the search's postcondition)",
+            z3::implies(p.rows == 0, p.take_all || p.k >= 1),
+            LemmaChain::cat(LemmaChain::cat(lc.dom(p.k), lc.dom(p.rows)), {small, one, cap}), true);
 }
 
 void chain_I4([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
@@ -227,6 +327,49 @@ void chain_I10([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, 
             LemmaChain::cat(lc.dom(r), {*f.startPT, q1s, q2s, *f.qLstep, *f.Ppos, lc.mono(p.I, r)}), true);
 }
 
+// I-8 (a): the local context lengths add up to the context, sum over r < W of
+// dcp_local_len(ctx, W, r, I) = ctx, for a symbolic W (any ctx). With ctx = (I*W)*b + rem,
+// 0 <= rem <= I*W - 1 (the ownership terms), q = rem // I and s = rem - q*I: rank n owns
+// b*I + I (n < q), b*I + s (n = q) or b*I (n > q) -- the ownership lemma. Closed form of the
+// prefix sums: F(n) = n*(b*I) + min(n, q)*I + (n > q ? s : 0). Steps: F(0) = 0, F(n+1) - F(n) =
+// dcp_local_len(ctx, W, n, I) for an arbitrary rank 0 <= n < W, and F(W) = ctx; the sum
+// telescopes (the one step outside Z3: sum over n < W of F(n+1) - F(n) = F(W) - F(0)).
+void chain_I8a(z3::context& ctx, const PackedStep& p, Encoding& enc, LemmaChain& lc, const ChainFacts& f,
+               const expr& range) {
+  const expr dl0 = dcp_local_len(p.cx, p.W, ctx.int_val(0), p.I);
+  const OwnershipTerms ot = ownership_terms(dl0);
+  const expr rem = ot.rem, bI = ot.base;
+  const expr q = cp::floordiv(rem, p.I);
+  const expr s = rem - q * p.I;
+  const expr stripe =
+      lc.closed("ctx-stripe", "rem = I*q + s, 0 <= s <= I-1, and 0 <= rem <= I*W - 1 give 0 <= q <= W - 1",
+                q >= 0 && q <= p.W - 1 && s >= 0 && s <= p.I - 1,
+                {range, lc.def_of(q), *f.Ppos, lc.mono(p.I, q), lc.mono(p.I, q - p.W), lc.mono(p.I, q + 1)});
+  auto F = [&](const expr& n) {
+    return n * bI + z3::ite(n <= q, n * p.I, q * p.I) + z3::ite(n > q, s, ctx.int_val(0));
+  };
+  const expr n = ctx.int_const("sum_rank");
+  fact(enc, n >= 0 && n <= p.W - 1, {n});
+  enc.shown.push_back({"sum_rank", n});
+  const expr dln = dcp_local_len(p.cx, p.W, n, p.I);
+  lc.closed("sum-zero", "F(0) = 0 (q >= 0)", F(ctx.int_val(0)) == 0, {stripe});
+  // The ownership lemma, one stripe position at a time (rem - n*I against 0 and I).
+  const expr below = lc.closed("rank-below-stripe", "n < q: rem - n*I >= I, rank n owns b*I + I",
+                               z3::implies(n <= q - 1, dln == bI + p.I), {stripe, lc.mono(p.I, q - n - 1)});
+  const expr at = lc.closed("rank-at-stripe", "n = q: rem - n*I = s, rank n owns b*I + s",
+                            z3::implies(n == q, dln == bI + s), {stripe, lc.mono(p.I, n - q)});
+  const expr above = lc.closed("rank-above-stripe", "n > q: rem - n*I <= s - I < 0, rank n owns b*I",
+                               z3::implies(n >= q + 1, dln == bI), {stripe, *f.Ppos, lc.mono(p.I, n - q - 1)});
+  const expr d1 = lc.closed("distribute-base", "(n+1)*(b*I) = n*(b*I) + b*I", (n + 1) * bI == n * bI + bI, {});
+  const expr d2 = lc.closed("distribute-I", "(n+1)*I = n*I + I", (n + 1) * p.I == n * p.I + p.I, {});
+  const expr d3 = lc.closed("at-stripe-product", "n = q gives n*I = q*I", z3::implies(n == q, n * p.I == q * p.I),
+                            {lc.mono(p.I, n - q)});
+  lc.closed("sum-step", "F(n+1) - F(n) = dcp_local_len(ctx, W, n, I): I, s or 0 rows past b*I (ownership)",
+            F(n + 1) - F(n) == dln, {below, at, above, d1, d2, d3});
+  lc.abstract_last_products();  // linear over the products
+  lc.closed("sum-all", "F(W) = W*(b*I) + q*I + s = W*(b*I) + rem = ctx (q <= W - 1)", F(p.W) == p.cx, {stripe});
+}
+
 void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
                  [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc,
                  [[maybe_unused]] const ChainFacts& f) {
@@ -249,7 +392,7 @@ void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc
     expr b, c, rem, range, cd, share;
   };
   // The rows rank r owns of the prefix [0, e) against the padded prefix rows (any e).
-  auto span = [&](const expr& e, const std::string& tag) {
+  auto span = [&](const expr& e, const std::string& tag, bool range_only = false) {
     const expr dl = dcp_local_len(e, p.W, r, p.I);
     const OwnershipTerms ot = ownership_terms(dl);
     const expr rem = ot.rem;                  // the `rem` of dcp_local_len (its own term)
@@ -261,6 +404,7 @@ void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc
     const expr range = lc.closed(
         tag + "-rem-range", "e = I*a + r1, a = W*b + r2: rem = I*r2 + r1 in [0, I*W - 1]", rem >= 0 && rem <= p.V - 1,
         {lc.def_of(a), lc.def_of(b), *f.Ppos, lc.mono(p.I, a - p.W * b), lc.mono(p.I, p.W * b + p.W - 1 - a)});
+    if (range_only) return Span{b, cq, rem, range, range, range};
     const expr cd = lc.closed(
         tag + "-cdiv", "cdiv(e, I*W) = b if rem = 0, else b + 1",
         z3::implies(rem == 0, cq == b) && z3::implies(rem >= 1, cq == b + 1),
@@ -272,8 +416,8 @@ void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc
     return Span{b, cq, rem, range, cd, share};
   };
   if (p.key.invariant == I8_local_length_bookkeeping) {
+    chain_I8a(ctx, p, enc, lc, f, span(p.cx, "ctx", true).range);
     // (b) of check_I8 for an arbitrary span [start, start + len) (every piece is one).
-    // (a), sum over the W ranks of local_ctx == ctx, needs a sum over a symbolic W: not encoded.
     const expr len = ctx.int_const("span_len");
     fact(enc, len >= 0, {len});
     enc.shown.push_back({"span_len", len});
@@ -348,6 +492,7 @@ void encode_packed_chain(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Enc
   switch (p.key.invariant) {
     case I1_workspace_div_dcp: chain_I1(ctx, sc, p, enc, lc, f); break;
     case I2_nonempty_chunk_width: chain_I2(ctx, sc, p, enc, lc, f); break;
+    case I3_coverage: chain_I3(ctx, sc, p, enc, lc, f); break;
     case I4_global_row_budget: chain_I4(ctx, sc, p, enc, lc, f); break;
     case I6_virtual_block_alignment: chain_I6(ctx, sc, p, enc, lc, f); break;
     case I7_local_row_budget: chain_I7(ctx, sc, p, enc, lc, f); break;

@@ -26,11 +26,11 @@ struct Domain {
   std::int64_t workspace_max = 0;                       // 0: S sized by the version; else explicit S in [1, this]
   std::int64_t ctx_max = std::int64_t{1} << 21;         // every context length in [0, ctx_max]
   std::int64_t prefills_max = 16;                       // old planner: n prefills with context, 1..this (split)
-  // Packed planner: "auto" (default) proves I-1, I-2, I-4, I-6, I-7, I-10 by closed lemma
-  // chains with symbolic B, W, I (unbounded) and the rest (I-3) on the split grid; "symbolic"
-  // uses lemma chains everywhere (I-3's chain leaves steps UNKNOWN on Z3 4.8.12); "split" proves
-  // every (B, I, W) of the split grid concretely (every division by a constant: linear
-  // arithmetic) -- the cross-check mode.
+  // Packed planner: "auto" (default) proves I-1 .. I-4, I-6 .. I-10 by closed lemma chains with
+  // symbolic B, W, I (unbounded; I-3 with an explicit workspace, which gives no S >= align, on
+  // the split grid); "symbolic" uses lemma chains everywhere (sliced queries where no chain
+  // exists); "split" proves every (B, I, W) of the split grid concretely (every division by a
+  // constant: linear arithmetic) -- the cross-check mode.
   std::string packed_mode = "auto";
   // The split grid: these blocks (<= block_max), interleave = divisors of B among
   // 1, 2, 4, ..., 64 and B itself (<= interleave_max), dcp = 1..dcp_max.

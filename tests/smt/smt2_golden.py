@@ -5,7 +5,7 @@ change of the encoding updates them in the same commit:
 
     tests/smt/smt2_golden.py build/release/chunkproof tests/smt/golden --update
 
-The export is canonical (prover.cpp canonical_smt2: let-names by first appearance, sorted
+The export is canonical (query.cpp canonical_smt2: let-names by first appearance, sorted
 declarations), so it depends on the query alone.
 
 usage: smt2_golden.py CHUNKPROOF GOLDEN_DIR [--update]
@@ -30,8 +30,10 @@ ROWS = [
     # packed chain: abstracted products (the global budget)
     ["--version", "v5-packed", "--platform", "rocm", "--invariant", "I-4"],
     # packed split grid: one (B, W, I) cell, concrete and linear
-    ["--version", "v6-current", "--platform", "cuda", "--invariant", "I-3", "--domain", "blocks=16", "--domain",
-     "dcp=2", "--domain", "interleave=1"],
+    ["--version", "v6-current", "--platform", "cuda", "--invariant", "I-3", "--domain", "packed=split", "--domain",
+     "blocks=16", "--domain", "dcp=2", "--domain", "interleave=1"],
+    # old planner: closed chain (pr41229 sizes S = (x // W)*W)
+    ["--version", "pr41229", "--platform", "cuda", "--invariant", "I-1"],
     # old planner: direct query, one prefill
     ["--version", "v4-pr47327", "--platform", "cuda", "--invariant", "I-2", "--domain", "prefills=1"],
 ]

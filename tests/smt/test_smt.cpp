@@ -98,6 +98,27 @@ TEST(SmtProve, PackedLocalLengthChainProvesUnbounded) {
   EXPECT_TRUE(rows[0].unbounded) << rows[0].method;
 }
 
+// pr41229 sizes S = round_down(x, W): its I-1 closed chain (S = q*W, floordiv(q*W, W) = q)
+// decides what the sliced query left UNKNOWN.
+TEST(SmtProve, Pr41229WorkspaceChainProves) {
+  auto o = small(Version::pr41229, Platform::cuda, {InvariantId::I1_workspace_div_dcp});
+  const auto rows = prove(o);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
+  EXPECT_TRUE(rows[0].unbounded) << rows[0].method;
+}
+
+// I-3 by the closed chain over one greedy step (take-all, split-bound, progress); the case
+// without DCP keeps it quick (the DCP case runs in `chunkproof prove`).
+TEST(SmtProve, PackedCoverageChainProvesUnbounded) {
+  auto o = small(Version::v5_packed, Platform::cuda, {InvariantId::I3_coverage});
+  o.domain.apply("dcp=1");
+  const auto rows = prove(o);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
+  EXPECT_TRUE(rows[0].unbounded) << rows[0].method;
+}
+
 // v6 without DCP on CUDA needs S0 = min(.., 65536) >= B: the chain uses the block bound, so the
 // row is PROVED on the domain, not unbounded.
 TEST(SmtProve, V6BudgetChainIsBoundedWhereItMustBe) {
