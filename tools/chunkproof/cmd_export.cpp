@@ -45,10 +45,10 @@ written); 2 bad input; 3 inconclusive (accumulator overflow); 4 --device gpu wit
 int export_main(Args args) {
   CLI::App app{kExportHelp, "chunkproof export"};
   configure(app);
-  std::string line_s, out_s;
+  std::string line, out;
   int threads = 1;
-  app.add_option("--case", line_s, "the case line")->required();
-  app.add_option("--out", out_s, "output directory (created)")->required()->type_name("DIR");
+  app.add_option("--case", line, "the case line")->required();
+  app.add_option("--out", out, "output directory (created)")->required()->type_name("DIR");
   add_jobs(app, threads, "worker threads for the CPU reference");
   std::string device = "auto";
   int sample_heads = 2;
@@ -59,9 +59,7 @@ int export_main(Args args) {
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   if (!parse(app, args)) return kExitOk;
-  const std::string* line = &line_s;
-  const std::string* out = &out_s;
-  const Case c = parse_case(*line);
+  const Case c = parse_case(line);
   io::PlanVerdict verdict;  // the CLI combines the invariant verdict with the numerics
   {
     const Evaluation ev = evaluate(c);
@@ -69,7 +67,7 @@ int export_main(Args args) {
     for (const auto& r : ev.results)
       if (r.verdict == Verdict::violated) verdict.violated.emplace_back(info(r.id).tag);
   }
-  require_writable_dir(*out, "--out");
+  require_writable_dir(out, "--out");
   bool use_gpu = false;
   std::string why_cpu;
   if (device == "gpu") {
@@ -100,10 +98,10 @@ int export_main(Args args) {
                                  {"bit_identical", true},
                                  {"cpu_seconds", g.cpu_seconds},
                                  {"gpu_seconds", g.gpu_seconds}}}};
-    s = io::write_export_result(c, verdict, *out, g.result, src);
+    s = io::write_export_result(c, verdict, out, g.result, src);
     source_line = g.result.assert_fired ? std::string("none (the plan asserts)") : "GPU, " + g.device + ": " + g.line;
   } else {
-    s = io::write_export(c, verdict, *out, threads);
+    s = io::write_export(c, verdict, out, threads);
     source_line = "CPU, every head" + (why_cpu.empty() ? std::string() : " (" + why_cpu + ")");
   }
   std::cout << "case      " << print_case(c) << "\n"
@@ -111,11 +109,11 @@ int export_main(Args args) {
             << "source    " << source_line << "\n"
             << "reference " << s.one_line << "\n";
   if (s.asserted) {
-    std::cout << "wrote     " << *out << "/" << io::kManifestFile
+    std::cout << "wrote     " << out << "/" << io::kManifestFile
               << " only (the version's assert fires: nothing ran)\n";
     return kExitFinding;
   }
-  std::cout << "wrote     " << *out << "/{" << io::kManifestFile << ", " << io::kInputsFile << ", "
+  std::cout << "wrote     " << out << "/{" << io::kManifestFile << ", " << io::kInputsFile << ", "
             << io::kReferenceFile << "}: " << s.prefill_tokens << " prefill tokens, " << s.context_rows
             << " context rows (" << s.seconds << " s)\n";
   if (s.one_line.rfind("inconclusive", 0) == 0) return kExitInconclusive;
