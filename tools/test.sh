@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 tools/install-deps.sh
 jobs=$(nproc)
 
-echo "== release build"
+echo "== release build ($(date +%T))"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release
@@ -17,7 +17,7 @@ ctest --preset release
 # gfx90a and gfx942 (gfx942 through the aliased device library: compile and link only), the whole
 # tool linked against the HIP runtime; then the binary must start and say why it cannot run here.
 if [ -x /usr/lib/llvm-19/bin/clang++ ] && [ -n "$(find /usr/lib -name hip-lang-config.cmake -print -quit)" ]; then
-  echo "== HIP backend (preset hip-debian: gfx90a + gfx942, whole tool, link)"
+  echo "== HIP backend (preset hip-debian: gfx90a + gfx942, whole tool, link) ($(date +%T))"
   cmake --preset hip-debian >/dev/null
   cmake --build --preset hip-debian -j "$jobs"
   tests/expect_exit.sh 4 'no usable GPU: (the )?HIP runtime' build/hip-debian/chunkproof check --device gpu --random 1
@@ -27,8 +27,8 @@ else
   echo "== HIP backend: skipped (clang-19 or Debian's ROCm CMake packages not installed)"
 fi
 
-echo "== ASan+UBSan build"
+echo "== ASan+UBSan build, -O1 -g1: compile time is most of CI ($(date +%T))"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --preset asan -LE "gpu-compile|python"  # the GPU compile checks and the Python runner already ran above
-echo "== all tests passed"
+echo "== all tests passed ($(date +%T))"
