@@ -311,8 +311,13 @@ void chain_I7([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [
             {bud, off, lc.def_of(qS), *f.Ppos, lc.mono(p.W, qS - toks_all), lc.mono(p.W, qS - toks_split)}, true);
 }
 
-void chain_I10([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
-               [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+// The symbolic rank (0 <= r < W) and the two quotient lemmas every per-rank chain starts from:
+// start // I = W*Tq and (start // I) // W = Tq (start is a multiple of I*W in the packed step).
+struct RankQuotients {
+  expr r, q1s, q2s;
+};
+RankQuotients rank_quotients(z3::context& ctx, const PackedStep& p, Encoding& enc, LemmaChain& lc,
+                             const ChainFacts& f) {
   const expr r = ctx.int_const("rank");
   fact(enc, r >= 0 && r < p.W, {r});
   enc.shown.push_back({"rank", r});
@@ -322,6 +327,13 @@ void chain_I10([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, 
   const expr q2 = cp::floordiv(q1, p.W);
   const expr q2s =
       lc.closed("div-W", "floordiv(W*Tq, W) = Tq", q2 == f.Tq, {q1s, lc.def_of(q2), *f.Ppos, lc.mono(p.W, f.Tq - q2)});
+  return {r, q1s, q2s};
+}
+
+void chain_I10([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
+               [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
+  const RankQuotients rq = rank_quotients(ctx, p, enc, lc, f);
+  const expr &r = rq.r, &q1s = rq.q1s, &q2s = rq.q2s;
   lc.closed("gather-start", "every rank's first local slot of the span is local_start: base = Tq*I, rem = 0",
             dcp_local_len(p.start, p.W, r, p.I) == p.local_start,
             LemmaChain::cat(lc.dom(r), {*f.startPT, q1s, q2s, *f.qLstep, *f.Ppos, lc.mono(p.I, r)}), true);
@@ -375,15 +387,8 @@ void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc
                  [[maybe_unused]] const ChainFacts& f) {
   // Per rank r (symbolic, 0 <= r < W). dcp_local_len(e) = b*I + min(max(rem - r*I, 0), I) with
   // a = e // I, b = a // W, rem = e - (b*I)*W; padded_local_rows(e) = c*I with c = cdiv(e, I*W).
-  const expr r = ctx.int_const("rank");
-  fact(enc, r >= 0 && r < p.W, {r});
-  enc.shown.push_back({"rank", r});
-  const expr q1 = cp::floordiv(p.start, p.I);
-  const expr q1s = lc.closed("start-div-I", "floordiv(I*(W*Tq), I) = W*Tq", q1 == p.W * f.Tq,
-                             {*f.startPT, lc.def_of(q1), *f.Ppos, lc.mono(p.I, p.W * f.Tq - q1)});
-  const expr q2 = cp::floordiv(q1, p.W);
-  const expr q2s =
-      lc.closed("div-W", "floordiv(W*Tq, W) = Tq", q2 == f.Tq, {q1s, lc.def_of(q2), *f.Ppos, lc.mono(p.W, f.Tq - q2)});
+  const RankQuotients rq = rank_quotients(ctx, p, enc, lc, f);
+  const expr &r = rq.r, &q1s = rq.q1s, &q2s = rq.q2s;
   const expr gs = lc.closed("gather-start", "dcp_local_len(start) = Tq*I = local_start for every rank",
                             dcp_local_len(p.start, p.W, r, p.I) == p.local_start,
                             LemmaChain::cat(lc.dom(r), {*f.startPT, q1s, q2s, *f.qLstep, *f.Ppos, lc.mono(p.I, r)}));
