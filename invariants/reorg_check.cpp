@@ -12,15 +12,6 @@ namespace cp::detail {
 
 namespace {
 
-std::string kind_name(RowKind k) {
-  switch (k) {
-    case RowKind::context: return "context";
-    case RowKind::new_token: return "new-token KV";
-    case RowKind::stale: return "stale";
-  }
-  return "?";
-}
-
 struct Span {  // positions of one source request seen among the foreign rows
   std::int64_t count = 0, lo = INT64_MAX, hi = -1;
 };
@@ -64,8 +55,9 @@ InvariantResult check_I9(const Case& c, const Plan& p) {
       std::string got;
       for (const auto& [key, sp] : foreign) {
         if (!got.empty()) got += "; ";
-        got += str(sp.count) + " " + kind_name(key.second) + " row(s)";
-        if (key.first >= 0) got += " of request " + str(key.first) + " (positions " + str(sp.lo) + ".." + str(sp.hi) + ")";
+        got += str(sp.count) + " " + row_kind_name(key.second) + " row(s)";
+        if (key.first >= 0)
+          got += " of request " + str(key.first) + " (positions " + str(sp.lo) + ".." + str(sp.hi) + ")";
       }
       if (n_dup) got += (got.empty() ? "" : "; ") + str(n_dup) + " duplicate row(s)";
       if (n_missing)

@@ -39,15 +39,6 @@ Scratch& scratch() {
   return s;
 }
 
-std::string kind_name(RowKind k) {
-  switch (k) {
-    case RowKind::context: return "context";
-    case RowKind::new_token: return "new-token KV";
-    case RowKind::stale: return "stale";
-  }
-  return "?";
-}
-
 // Walks one chunk: generates the reorg output as pieces, splits them at the entries' reading
 // ranges [cu_seq_lens[b], cu_seq_lens[b+1]) and accumulates, per entry, what it received.
 // `done(b, counts, first_missing, last_missing)` is called once per entry, in order.
@@ -291,7 +282,7 @@ InvariantResult check_I9(const Case& c, const Plan& p) {
           std::string got;
           for (const auto& g : groups) {
             if (!got.empty()) got += "; ";
-            got += str(g.count) + " " + kind_name(g.kind) + " row(s)";
+            got += str(g.count) + " " + row_kind_name(g.kind) + " row(s)";
             if (g.request >= 0)
               got += " of request " + str(g.request) + " (positions " + str(g.lo) + ".." + str(g.hi) + ")";
           }

@@ -18,9 +18,19 @@ enum class RowKind : std::uint8_t {
   stale,      // a slot past what the request wrote, or a workspace row nothing wrote this chunk
 };
 
+// How a violation names a row's kind (I-9 token level and interval level say it the same way).
+inline const char* row_kind_name(RowKind k) {
+  switch (k) {
+    case RowKind::context: return "context";
+    case RowKind::new_token: return "new-token KV";
+    case RowKind::stale: return "stale";
+  }
+  return "?";
+}
+
 struct RowSource {
-  int request = -1;           // -1 for stale rows with no owner
-  std::int64_t position = -1; // global position in that request's sequence
+  int request = -1;            // -1 for stale rows with no owner
+  std::int64_t position = -1;  // global position in that request's sequence
   RowKind kind = RowKind::stale;
   friend bool operator==(const RowSource&, const RowSource&) = default;
 };
