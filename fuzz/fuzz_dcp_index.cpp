@@ -66,9 +66,8 @@ void check_index_maps(std::int64_t W, std::int64_t I, std::int64_t B, std::int64
     }
     if (p == L) break;
     // 1. The slot-mapping kernel's block-relative decomposition (requires B % I == 0).
-    const std::int64_t vbs = B * W, blk = p / vbs, vbo = p - blk * vbs;
-    const std::int64_t k_owner = (vbo / I) % W;
-    const std::int64_t k_local = blk * B + (vbo / (W * I)) * I + vbo % I;
+    const auto slot = paged_slot(Int(p), i, w, Int(B));
+    const std::int64_t k_owner = slot.owner.get(), k_local = slot.local.get();
     const std::int64_t owner = owner_rank(Int(p), i, w).get();
     const std::int64_t local = local_index(Int(p), i, w).get();
     if (owner != k_owner || local != k_local)

@@ -73,5 +73,9 @@ InvariantResult check_I10(const Case&, const Plan&);
 InvariantResult check_I11(const Case&, const Plan&);
 InvariantResult check_I12(const Case&, const Plan&);
 InvariantResult check_I13(const Case&, const Plan&);
+// I-11 on every position of two virtual pages (up to 2^16), or on the page, interleave-group
+// and virtual-block boundaries only (the interval-level check: the equality is proved for all
+// positions in interval.cpp; the probes catch an ownership formula changed without the proof).
+InvariantResult check_I11_slots(const Case&, bool every_position);
 
 }  // namespace cp::detail

@@ -302,43 +302,13 @@ InvariantResult check_I9(const Case& c, const Plan& p) {
   return s.done();
 }
 
-InvariantResult check_I11(const Case& c, const Plan&) {
-  detail::Sink s(InvariantId::I11_config_validity);
-  if (c.interleave > c.block || c.block % c.interleave != 0) {
-    s.add([&] {
-      return Violation{.expected = "I <= B and B mod I == 0",
-                       .got = "I=" + str(c.interleave) + " B=" + str(c.block),
-                       .reason = "slot mapping pos // (B*W) no longer matches owner = (pos / I) mod W"};
-    });
-    return s.done();
-  }
-  // With I | B the slot mapping equals the ownership formula at every position: write
-  // P = j*(B*W) + v, 0 <= v < B*W. Since I*W divides B*W, (P / I) mod W = (v / I) mod W, and
-  // P / (I*W) = j*(B/I) + v / (I*W), so local_index(P) = j*B + (v / (I*W))*I + v mod I, which is
-  // the slot mapping. The token-level check compares them position by position (up to 2^16);
-  // here the boundary positions of a page, an interleave group and a virtual block are enough
-  // to catch an ownership formula that was changed without this proof.
-  const Int I = c.interleave, W = c.dcp, B = c.block;
-  const std::int64_t span = std::min<std::int64_t>(c.block * c.dcp * 2, 1 << 16);
-  const std::int64_t v = c.interleave * c.dcp, bw = c.block * c.dcp;
-  const std::array<std::int64_t, 8> probes{0, c.interleave - 1, c.interleave, v - 1, v, bw - 1, bw, 2 * bw - 1};
-  std::int64_t bad = -1;
-  for (std::int64_t pos : probes) {
-    if (pos < 0 || pos >= span) continue;
-    const Int P = pos;
-    const Int vbo = floormod(P, B * W);
-    const Int owner_slot = floormod(floordiv(vbo, I), W);
-    const Int off = floordiv(vbo, I * W) * I + floormod(vbo, I);
-    const Int slot_local = floordiv(P, B * W) * B + off;
-    if ((owner_slot != owner_rank(P, I, W) || slot_local != local_index(P, I, W)) && (bad < 0 || pos < bad)) bad = pos;
-  }
-  if (bad >= 0)
-    s.add([&] {
-      return Violation{
-          .row = bad, .expected = "slot mapping == ownership formula", .got = "differs at position " + str(bad)};
-    });
-  return s.done();
-}
+// With I | B the slot mapping equals the ownership formula at every position: write
+// P = j*(B*W) + v, 0 <= v < B*W. Since I*W divides B*W, (P / I) mod W = (v / I) mod W, and
+// P / (I*W) = j*(B/I) + v / (I*W), so local_index(P) = j*B + (v / (I*W))*I + v mod I, which is
+// the slot mapping. The token-level check compares them position by position (up to 2^16);
+// here the boundary positions of a page, an interleave group and a virtual block are enough
+// to catch an ownership formula that was changed without this proof.
+InvariantResult check_I11(const Case& c, const Plan&) { return detail::check_I11_slots(c, false); }
 
 InvariantResult check(InvariantId id, const Case& c, const Plan& p) {
   switch (id) {

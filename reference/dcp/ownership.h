@@ -26,6 +26,22 @@ N global_position(const N& local, const N& rank, const N& I, const N& W) {
   return floordiv(local, I) * (I * W) + rank * I + floormod(local, I);
 }
 
+// The KV-cache writer's view (vLLM's slot-mapping kernel under DCP): position p falls in
+// virtual page p / (B*W) of B*W positions; inside it, offset v = p mod (B*W) belongs to rank
+// (v / I) mod W at slot (v / (I*W))*I + v mod I of that rank's page of B slots. With I | B this
+// equals (owner_rank, local_index); I-11 and dcp_index_fuzz compare the two views.
+template <class N>
+struct PagedSlot {
+  N owner;
+  N local;
+};
+
+template <class N>
+PagedSlot<N> paged_slot(const N& p, const N& I, const N& W, const N& B) {
+  const N v = floormod(p, B * W);
+  return {floormod(floordiv(v, I), W), floordiv(p, B * W) * B + floordiv(v, I * W) * I + floormod(v, I)};
+}
+
 // vLLM's get_dcp_local_seq_lens: how many of the first `seq` positions rank r owns.
 template <class N>
 N dcp_local_len(const N& seq, const N& W, const N& r, const N& I) {
