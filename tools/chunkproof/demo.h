@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cp::cli {
@@ -16,11 +17,18 @@ struct StageRow {
   bool as_expected = true;
   bool skipped = false;  // the stage could not run here (no GPU, ...): says why in `got`
   std::string detail;    // a case line or a command to reproduce
+
+  // A stage that cannot run on this machine: one row saying why.
+  static StageRow skipped_because(std::string item, std::string expected, std::string why) {
+    StageRow r;
+    r.item = std::move(item), r.expected = std::move(expected), r.got = std::move(why), r.skipped = true;
+    return r;
+  }
 };
 
 struct DemoOptions {
-  bool quick = false;          // shorter budgets (CI smoke test of the demo itself)
-  std::string work_dir;        // scratch space for stages that write files
+  bool quick = false;    // shorter budgets (CI smoke test of the demo itself)
+  std::string work_dir;  // scratch space for stages that write files
 };
 
 struct DemoStage {

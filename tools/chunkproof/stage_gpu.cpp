@@ -23,6 +23,8 @@
 namespace cp::cli {
 namespace {
 
+constexpr const char* kGpuItem = "GPU bit-for-bit (chunked == unchunked == CPU)";
+
 #if defined(CHUNKPROOF_HAVE_GPU)
 
 gpu::DeviceInfo require_gpu(const char* what) {
@@ -128,8 +130,9 @@ int bench_main(Args args) {
   int reps = 5, warmup = 1, ranks = 0;
   double rank_timeout = 60;
   app.add_option("--device", device, "gpu");
-  app.add_option("--ranks", ranks, "DCP over N GPUs: all-gather bandwidth, per-stage medians on every rank (default "
-                                   "case: dcp = N)")
+  app.add_option("--ranks", ranks,
+                 "DCP over N GPUs: all-gather bandwidth, per-stage medians on every rank (default "
+                 "case: dcp = N)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--rank-timeout", rank_timeout, "--ranks: seconds before a silent rank ends the run")
       ->check(CLI::Range(1.0, 86400.0));
@@ -156,9 +159,9 @@ int bench_main(Args args) {
   const gpu::Ceilings ce = gpu::measure_ceilings();
   std::printf("ceilings: copy %.0f GB/s (read+write), fp32 FMA %.1f TFLOP/s, fp32 mul+add unfused %.1f TFLOP/s\n",
               ce.copy_bytes_per_s * 1e-9, ce.fp32_flops_per_s * 1e-12, ce.fp32_mul_add_flops_per_s * 1e-12);
-  std::printf("up-projection kernel: %s\n",
-              gpu::up_project_kernel_choice() == gpu::UpKernel::tiled ? "tiled (128x128 per block, 8x8 per thread)"
-                                                                      : "rows8 (CHUNKPROOF_GPU_UPPROJ=rows8)");
+  std::printf("up-projection kernel: %s\n", gpu::up_project_kernel_choice() == gpu::UpKernel::tiled
+                                                ? "tiled (128x128 per block, 8x8 per thread)"
+                                                : "rows8 (CHUNKPROOF_GPU_UPPROJ=rows8)");
   const mla::Inputs in = mla::make_inputs(c);
   const mla::Shape& s = in.s;
   std::int64_t keys = 0, T = 0;
@@ -227,10 +230,11 @@ int bench_main(Args args) {
     const bool arith = wk.first > 0;
     std::printf("| %s | %s | %s | %.1f | %.2f | %s | %s / %s |\n", stage, cell(e).c_str(), cell(v).c_str(),
                 wk.first * 1e-9, wk.second * 1e-9,
-                !arith                                        ? "copy"
+                !arith                                           ? "copy"
                 : std::string(stage).rfind("up-project", 0) == 0 ? "fp32 mul+add"
-                                                              : "fp32 FMA",
-                frac(wk, e.median, arith, ceiling_of(stage)).c_str(), frac(wk, v.median, arith, ceiling_of(stage)).c_str());
+                                                                 : "fp32 FMA",
+                frac(wk, e.median, arith, ceiling_of(stage)).c_str(),
+                frac(wk, v.median, arith, ceiling_of(stage)).c_str());
   }
   const Spread te = med(0, "total"), tv = med(1, "total");
   std::printf("| **total** | **%s** | **%s** | | | | |\n", cell(te).c_str(), cell(tv).c_str());
@@ -240,15 +244,11 @@ int bench_main(Args args) {
 }
 
 std::vector<StageRow> demo_rows(const DemoOptions& o) {
-  StageRow r;
-  r.item = "GPU bit-for-bit (chunked == unchunked == CPU)";
-  r.expected = "bit-identical";
   std::string why;
-  if (!gpu::probe(why)) {
-    r.skipped = true;
-    r.got = "skipped: " + why;
-    return {r};
-  }
+  if (!gpu::probe(why)) return {StageRow::skipped_because(kGpuItem, "bit-identical", "skipped: " + why)};
+  StageRow r;
+  r.item = kGpuItem;
+  r.expected = "bit-identical";
   const int n = o.quick ? 20 : 200;
   int bad = 0;
   for (int i = 0; i < n; ++i) {
@@ -294,12 +294,8 @@ GpuExport export_reference(const Case& c, int threads, int sample_heads) {
 std::vector<StageRow> run(const DemoOptions& o) { return demo_rows(o); }
 #else
 std::vector<StageRow> run(const DemoOptions&) {
-  StageRow r;
-  r.item = "GPU bit-for-bit (chunked == unchunked == CPU)";
-  r.expected = "bit-identical";
-  r.got = "skipped: built without a GPU backend (configure with -DCHUNKPROOF_GPU=CUDA or HIP)";
-  r.skipped = true;
-  return {r};
+  return {StageRow::skipped_because(
+      kGpuItem, "bit-identical", "skipped: built without a GPU backend (configure with -DCHUNKPROOF_GPU=CUDA or HIP)")};
 }
 #endif
 

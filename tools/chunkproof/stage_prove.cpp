@@ -59,12 +59,8 @@ std::vector<StageRow> run(const DemoOptions& opts) {
 #else
 
 std::vector<StageRow> run(const DemoOptions&) {
-  StageRow row;
-  row.item = "SMT proofs";
-  row.expected = "PROVED / COUNTEREXAMPLE";
-  row.got = "built without Z3 (CHUNKPROOF_WITH_Z3=OFF)";
-  row.skipped = true;
-  return {row};
+  return {
+      StageRow::skipped_because("SMT proofs", "PROVED / COUNTEREXAMPLE", "built without Z3 (CHUNKPROOF_WITH_Z3=OFF)")};
 }
 
 #endif
