@@ -16,6 +16,7 @@
 #include "reference/dcp/simulate.h"
 #include "reference/mla/inputs.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/math/exact_bins.h"
 
 namespace cp::mla {
 
@@ -107,45 +108,40 @@ void up_project_rows(const float* x, std::int64_t n, int L, const float* W, long
   }
 }
 
-// ExactAcc::add_product(x, y) with x's decomposition given (decompose(x) -> xf, xn, xm, xe),
-// for the common term (finite, non-zero, on the 2^-96 grid, below 2^63, count far from its
-// limit): the same integer, count and flags, with the limb placement and the sign done without
-// data-dependent branches. Every other term goes through add_product itself.
-inline void add_product_fast(ExactAcc& a, float x, bool xf, bool xn, std::uint64_t xm, int xe, float y) {
-  bool yn = false;
-  std::uint64_t ym = 0;
-  int ye = 0;
-  if (!xf || !ExactAcc::decompose(y, yn, ym, ye) || a.count >= ExactAcc::kMaxTerms - 1u) {
-    a.add_product(x, y);
-    return;
-  }
-  const std::uint64_t mant = xm * ym;
-  const int e2 = xe + ye;
+// A v element's ExactAcc::decompose, done once per (row, head) for every token that sums it.
+struct Decomposed {
+  std::uint32_t m;  // mantissa (< 2^24)
+  std::int16_t e;   // exponent
+  bool neg;
+  bool finite;
+};
+
+inline Decomposed decompose_once(float x) {
+  bool n = false;
+  std::uint64_t m = 0;
+  int e = 0;
+  const bool f = ExactAcc::decompose(x, n, m, e);
+  return {static_cast<std::uint32_t>(m), static_cast<std::int16_t>(e), n, f};
+}
+
+// ExactBins::add_scaled for the common term (2^-96 <= weight, e2 < 15 so the term is below
+// 2^63 and lands in bin 0 or 1, count far from its limit): one 128-bit add or subtract, no
+// branch on the bin. Every other term goes through add_scaled itself: the same integer,
+// count and flags (the bins are ExactAcc's integer in another form: math/exact_bins.h).
+inline void add_term(ExactBins& b, bool neg, std::uint64_t mant, int e2) {
   const int shift = e2 + ExactAcc::kFracBits;
-  if (mant == 0u || shift < 0 || 63 - clz64(mant) + e2 >= ExactAcc::kMaxTermLog2) {
-    a.add_product(x, y);
+  if (shift < 0 || e2 >= ExactAcc::kMaxTermLog2 - 48 || b.count >= ExactAcc::kMaxTerms - 1u) {
+    b.add_scaled(neg, mant, e2);
     return;
   }
-  ++a.count;
+  ++b.count;
   __extension__ typedef unsigned __int128 U128;
-  const U128 t = static_cast<U128>(mant) << (shift & 63);  // shift < 159: fits limbs 0..2
-  const auto lo = static_cast<std::uint64_t>(t), hi = static_cast<std::uint64_t>(t >> 64);
-  const int k = shift >> 6;
-  std::uint64_t a0 = k == 0 ? lo : 0u;
-  std::uint64_t a1 = k == 0 ? hi : (k == 1 ? lo : 0u);
-  std::uint64_t a2 = k == 1 ? hi : (k == 2 ? lo : 0u);
-  const bool neg = xn != yn;
-  const std::uint64_t mask = neg ? ~std::uint64_t{0} : 0u;  // two's complement: ~a + 1
-  const U128 a01 = ((static_cast<U128>(a1 ^ mask) << 64) | (a0 ^ mask)) + (neg ? 1u : 0u);
-  a2 = (a2 ^ mask) + ((neg && a0 == 0u && a1 == 0u) ? 1u : 0u);
-  const bool was_neg = a.negative();
-  const U128 l01 = (static_cast<U128>(a.limb[1]) << 64) | a.limb[0];
-  const U128 s01 = l01 + a01;
-  const std::uint64_t carry = s01 < a01 ? 1u : 0u;
-  a.limb[0] = static_cast<std::uint64_t>(s01);
-  a.limb[1] = static_cast<std::uint64_t>(s01 >> 64);
-  a.limb[2] = a.limb[2] + a2 + carry;
-  if (was_neg == neg && a.negative() != was_neg) a.flags |= ExactAcc::kOverflow;
+  const U128 t = static_cast<U128>(mant) << (shift & 63);
+  const int q = shift >> 6;
+  U128 cur = (static_cast<U128>(b.hi[q]) << 64) | b.lo[q];
+  cur = neg ? cur - t : cur + t;
+  b.lo[q] = static_cast<std::uint64_t>(cur);
+  b.hi[q] = static_cast<std::uint64_t>(cur >> 64);
 }
 
 // One prefill request's running state.
@@ -301,47 +297,37 @@ class Engine {
       parallel_for(threads_, n, n * N * s_.L * Vd, [&](std::int64_t i0, std::int64_t i1) {
         up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uv, wv_pack_, Vd, v.data() + i0 * N * Vd);
       });
+    if (exact)
+      parallel_for(threads_, N, n * qn * N * Vd * 4, [&](std::int64_t h0, std::int64_t h1) {
+        for (std::int64_t h = h0; h < h1; ++h) accumulate_exact(w, v.data(), sc, n, causal, static_cast<int>(h));
+      });
+    if (!oracle && part == nullptr) return;
     // Every (token, head) sums its own rows in order: split (token, head) pairs.
     parallel_for(threads_, static_cast<std::int64_t>(qn) * N, n * qn * N * Vd * 8,
                  [&](std::int64_t th0, std::int64_t th1) {
                    for (std::int64_t tth = th0; tth < th1; ++tth) {
                      const int t = static_cast<int>(tth / N), h = static_cast<int>(tth % N);
-                     {
-                       const std::size_t th = static_cast<std::size_t>(t * N + h);
-                       const std::int64_t first = 0, last = causal ? std::min<std::int64_t>(n, t + 1) : n;
-                       if (exact || oracle) {
-                         const float m = w.mx[th];
-                         ExactAcc& den = w.den[th];
-                         ExactAcc* num = w.num.data() + th * Vd;
-                         for (std::int64_t i = first; i < last; ++i) {
-                           const float s = sc[(i * qn + t) * N + h];
-                           const float* vi = v.data() + (i * N + h) * Vd;
-                           if (exact) {
-                             const float p = exp_cp(sub_rn(s, m));
-                             den.add(p);
-                             bool pn = false;
-                             std::uint64_t pm = 0;
-                             int pe = 0;
-                             const bool pf = ExactAcc::decompose(p, pn, pm, pe);
-                             for (int d = 0; d < Vd; ++d) add_product_fast(num[d], p, pf, pn, pm, pe, vi[d]);
-                           }
-                           if (oracle) {
-                             const double p = std::exp(static_cast<double>(s) - static_cast<double>(m));
-                             w.o_den[th] += p;
-                             for (int d = 0; d < Vd; ++d) w.o_num[th * Vd + d] += p * static_cast<double>(vi[d]);
-                           }
-                         }
+                     const std::size_t th = static_cast<std::size_t>(t * N + h);
+                     const std::int64_t last = causal ? std::min<std::int64_t>(n, t + 1) : n;
+                     if (oracle) {
+                       const float m = w.mx[th];
+                       for (std::int64_t i = 0; i < last; ++i) {
+                         const float s = sc[(i * qn + t) * N + h];
+                         const float* vi = v.data() + (i * N + h) * Vd;
+                         const double p = std::exp(static_cast<double>(s) - static_cast<double>(m));
+                         w.o_den[th] += p;
+                         for (int d = 0; d < Vd; ++d) w.o_num[th * Vd + d] += p * static_cast<double>(vi[d]);
                        }
-                       if (part != nullptr) {
-                         const float m = part->m[th];
-                         float& l = part->l[th];
-                         float* o = part->acc.data() + th * Vd;
-                         for (std::int64_t i = first; i < last; ++i) {
-                           const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], m));
-                           l = add_rn(l, p);
-                           const float* vi = v.data() + (i * N + h) * Vd;
-                           for (int d = 0; d < Vd; ++d) o[d] = dot_step(o[d], p, vi[d]);
-                         }
+                     }
+                     if (part != nullptr) {
+                       const float m = part->m[th];
+                       float& l = part->l[th];
+                       float* o = part->acc.data() + th * Vd;
+                       for (std::int64_t i = 0; i < last; ++i) {
+                         const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], m));
+                         l = add_rn(l, p);
+                         const float* vi = v.data() + (i * N + h) * Vd;
+                         for (int d = 0; d < Vd; ++d) o[d] = dot_step(o[d], p, vi[d]);
                        }
                      }
                    }
@@ -349,6 +335,45 @@ class Engine {
   }
 
  private:
+  // The exact sums of head h for every token over rows [0, n): den += w, num[d] += w * v[d]
+  // with w = exp(s - max). Each v row is decomposed once for all tokens; the numerators are
+  // summed in ExactBins (one 128-bit add per term) and merged into the ExactAcc at the end:
+  // integer addition, so the same integer, count and flags as adding each term to the ExactAcc.
+  void accumulate_exact(Work& w, const float* v, const float* sc, std::int64_t n, bool causal, int h) const {
+    const int N = s_.N, Vd = s_.Vd, qn = w.qn;
+    thread_local std::vector<ExactBins> bins;
+    thread_local std::vector<Decomposed> vd;
+    bins.resize(static_cast<std::size_t>(qn) * Vd);
+    vd.resize(static_cast<std::size_t>(Vd));
+    for (std::int64_t i0 = 0; i0 < n; i0 += ExactBins::kMaxBinTerms) {
+      const std::int64_t i1 = std::min<std::int64_t>(n, i0 + ExactBins::kMaxBinTerms);
+      for (auto& b : bins) b.clear();
+      for (std::int64_t i = i0; i < i1; ++i) {
+        const float* vi = v + (i * N + h) * Vd;
+        for (int d = 0; d < Vd; ++d) vd[static_cast<std::size_t>(d)] = decompose_once(vi[d]);
+        for (int t = causal ? static_cast<int>(i) : 0; t < qn; ++t) {
+          const std::size_t th = static_cast<std::size_t>(t * N + h);
+          const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], w.mx[th]));
+          w.den[th].add(p);
+          ExactBins* b = bins.data() + static_cast<std::size_t>(t) * Vd;
+          const Decomposed pd = decompose_once(p);
+          for (int d = 0; d < Vd; ++d) {
+            const Decomposed& y = vd[static_cast<std::size_t>(d)];
+            if (pd.finite && y.finite)
+              add_term(b[d], pd.neg != y.neg, std::uint64_t{pd.m} * y.m, pd.e + y.e);
+            else
+              b[d].add_nonfinite();
+          }
+        }
+      }
+      for (int t = 0; t < qn; ++t) {
+        ExactAcc* num = w.num.data() + static_cast<std::size_t>(t * N + h) * Vd;
+        const ExactBins* b = bins.data() + static_cast<std::size_t>(t) * Vd;
+        for (int d = 0; d < Vd; ++d) num[d].merge(b[d].to_acc());
+      }
+    }
+  }
+
   // out[i][h][0..cols) = bf16(kv_c_i . W[:, h, :]) for every head: for every element the
   // fixed order over L of axpy_rows (dot.h), computed by up_project_rows (register tiles, many
   // elements side by side, each element's own order unchanged).
