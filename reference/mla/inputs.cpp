@@ -8,20 +8,11 @@
 
 #include "reference/dcp/ownership.h"
 #include "reference/mla/math/bf16.h"
+#include "reference/mla/math/generator.h"
 
 namespace cp::mla {
 
 namespace {
-
-// Streams of the counter-based generator: one per kind of value.
-enum Stream : std::uint64_t { kKv = 1, kWuk, kWuv, kQuery, kPages, kGarbage };
-
-std::uint64_t splitmix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // Uniform in [-1, 1) with 24 bits, pushed away from 0 (|x| >= 2^-8), as a bf16.
 std::uint16_t real_value(std::uint64_t h, float mult) {
@@ -30,21 +21,7 @@ std::uint16_t real_value(std::uint64_t h, float mult) {
   return float_to_bf16(x * mult);
 }
 
-// Magnitude in [2, 4): never equal to a real value.
-std::uint16_t garbage_value(std::uint64_t h) {
-  const float mag = 2.0f + static_cast<float>(h >> 41) * 0x1p-22f;  // [2, 4)
-  return float_to_bf16((h & 1u) ? -mag : mag);
-}
-
-std::uint64_t pos_key(int request, std::int64_t position) {
-  return (static_cast<std::uint64_t>(request) << 40) ^ static_cast<std::uint64_t>(position);
-}
-
 }  // namespace
-
-std::uint64_t counter_hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  return splitmix(splitmix(seed ^ (stream * 0xd1b54a32d192ed03ull)) ^ index);
-}
 
 Shape shape_of(const Case& c) {
   return {static_cast<int>(c.dims.kv_lora_rank), static_cast<int>(c.dims.rope_dim), static_cast<int>(c.dims.nope_dim),
@@ -66,8 +43,7 @@ const std::uint16_t* Inputs::cache_row(int request, std::int64_t position) const
 }
 
 void Inputs::garbage_row(std::uint64_t stream, std::uint64_t key, std::uint16_t* out) const {
-  const std::uint64_t base = counter_hash(seed, kGarbage, splitmix(stream) ^ key);
-  for (int e = 0; e < s.row(); ++e) out[e] = garbage_value(splitmix(base + static_cast<std::uint64_t>(e)));
+  for (int e = 0; e < s.row(); ++e) out[e] = garbage_elem(seed, stream, key, e);
 }
 
 void Inputs::fetch(int request, std::int64_t position, std::uint16_t* out) const {
@@ -109,6 +85,7 @@ Inputs make_inputs(const Case& c) {
   for (auto& bt : in.block_table)
     for (auto& pg : bt) pg = perm[next++];
 
+  const CounterStream kv(c.seed, kKv), wuk(c.seed, kWuk), wuv(c.seed, kWuv), query(c.seed, kQuery);
   // Shards: write every slot of every allocated page (real KV or stale garbage).
   in.shard.assign(static_cast<std::size_t>(in.W),
                   std::vector<std::uint16_t>(static_cast<std::size_t>(pages * in.B * s.row())));
@@ -118,8 +95,7 @@ Inputs make_inputs(const Case& c) {
       auto* dst = const_cast<std::uint16_t*>(in.cache_row(static_cast<int>(r), p));
       if (p < c.ctx[r] + c.q[r]) {
         const std::uint64_t base = pos_key(static_cast<int>(r), p) * static_cast<std::uint64_t>(s.row());
-        for (int e = 0; e < s.row(); ++e)
-          dst[e] = real_value(counter_hash(c.seed, kKv, base + static_cast<std::uint64_t>(e)), 1.0f);
+        for (int e = 0; e < s.row(); ++e) dst[e] = real_value(kv(base + static_cast<std::uint64_t>(e)), 1.0f);
       } else {
         in.garbage_row(0, pos_key(static_cast<int>(r), p), dst);
       }
@@ -130,17 +106,14 @@ Inputs make_inputs(const Case& c) {
   const float wmul = 1.0f / std::sqrt(static_cast<float>(s.L));
   in.w_uk.resize(static_cast<std::size_t>(s.L) * s.N * s.Pn);
   in.w_uv.resize(static_cast<std::size_t>(s.L) * s.N * s.Vd);
-  for (std::size_t i = 0; i < in.w_uk.size(); ++i)
-    in.w_uk[i] = bf16_to_float(real_value(counter_hash(c.seed, kWuk, i), wmul));
-  for (std::size_t i = 0; i < in.w_uv.size(); ++i)
-    in.w_uv[i] = bf16_to_float(real_value(counter_hash(c.seed, kWuv, i), wmul));
+  for (std::size_t i = 0; i < in.w_uk.size(); ++i) in.w_uk[i] = bf16_to_float(real_value(wuk(i), wmul));
+  for (std::size_t i = 0; i < in.w_uv.size(); ++i) in.w_uv[i] = bf16_to_float(real_value(wuv(i), wmul));
   in.query.resize(nreq);
   for (std::size_t r = 0; r < nreq; ++r) {
     auto& qr = in.query[r];
     qr.resize(static_cast<std::size_t>(c.q[r] * s.N * s.qk()));
     const std::uint64_t base = static_cast<std::uint64_t>(r) << 40;
-    for (std::size_t i = 0; i < qr.size(); ++i)
-      qr[i] = bf16_to_float(real_value(counter_hash(c.seed, kQuery, base + i), 2.0f));
+    for (std::size_t i = 0; i < qr.size(); ++i) qr[i] = bf16_to_float(real_value(query(base + i), 2.0f));
   }
   return in;
 }

@@ -15,11 +15,9 @@
 #include <vector>
 
 #include "reference/caseio/case.h"
+#include "reference/mla/math/generator.h"
 
 namespace cp::mla {
-
-// splitmix64-style finaliser of (seed, stream, index).
-std::uint64_t counter_hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t index);
 
 struct Shape {
   int L = 0, Rr = 0, Pn = 0, Vd = 0, N = 0;
