@@ -104,6 +104,9 @@ if(TARGET chunkproof_fuzz_runner)
            fuzz --engine builtin --max-time 1 --findings-dir /dev/null/x)
   cli_test(fuzz_versions_all 2 "--findings-dir: cannot create or write"  # `all` is accepted: the folder check comes next
            fuzz --version all --platform both --max-time 1 --findings-dir /dev/null/x)
+  # The report's expected-correct list is the one given (it once appended the default to itself).
+  cli_test_sh(fuzz_report_expect_correct_once 0 "!v6-current,v5-packed"
+              "rm -rf fz-ec && chunkproof fuzz --engine builtin --version v6-current --platform cuda --max-time 1 --findings-dir fz-ec/f --no-status > /dev/null && grep 'expected correct' fz-ec/f/report.md")
 endif()
 # 7. --version, help CMD, exit 4 for what this machine cannot do.
 cli_test_z(version 0 "chunkproof [0-9]+\\.[0-9]+.*gpu backend:.*solver:.*fuzz engine:" --version)

@@ -86,9 +86,8 @@ int run(Args args) {
   }
   const auto ps = parse_platforms(platforms, "--platform");
   opt.platform = ps.size() == 2 ? "both" : std::string(name(ps.front()));
-  if (expect_correct.size() == 1 && expect_correct.front() == "none")
-    opt.expect_correct.clear();
-  else
+  opt.expect_correct.clear();  // the list given (or this command's default), not appended to the runner's
+  if (expect_correct.size() != 1 || expect_correct.front() != "none")
     for (Version v : parse_versions(expect_correct, "--expect-correct"))
       opt.expect_correct += (opt.expect_correct.empty() ? "" : ",") + std::string(name(v));
   opt.max_time = max_time;
