@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "invariants/interval/local_len.h"
 #include "invariants/violation_sink.h"
 #include "reference/dcp/ownership.h"
 #include "reference/dcp/simulate.h"
@@ -102,9 +103,11 @@ class ChunkWalk {
   }
 
  private:
-  std::int64_t pos(std::int64_t l, std::int64_t r) const { return global_position(Int(l), Int(r), I_, W_).get(); }
+  std::int64_t pos(std::int64_t l, std::int64_t r) const {
+    return global_position(Int(l), Int(r), Int(I_), Int(W_)).get();
+  }
   // Local slots of rank r below global position x (the first slot at or after x).
-  std::int64_t L(std::int64_t x, std::int64_t r) const { return dcp_local_len(Int(x), W_, Int(r), I_).get(); }
+  std::int64_t L(std::int64_t x, std::int64_t r) const { return interval_detail::local_len(x, W_, r, I_); }
 
   // All-gather rows [g, g + k) (rank-major, toks rows per rank) cut at the entries' local blocks.
   template <class Emit>
@@ -249,7 +252,7 @@ class ChunkWalk {
   const Plan& p_;
   const Chunk& ch_;
   int chunk_;
-  Int W_, I_;
+  std::int64_t W_, I_;
   Scratch& s_;
   bool text_;  // build what only the violation text uses (not under VerdictOnlyScope)
   std::size_t b_ = 0;
