@@ -50,6 +50,9 @@ namespace interval_detail {
 
 // dcp_local_len(seq, W, r, I): how many of the first `seq` positions rank r owns.
 inline std::int64_t local_len(std::int64_t seq, std::int64_t W, std::int64_t r, std::int64_t I) {
+  // One rank owns every position: base = (seq / I) * I, rem = seq - base in [0, I), so the
+  // formula is base + min(max(rem, 0), I) = seq. No division (most fuzz cases have no DCP).
+  if (W == 1 && r == 0 && seq >= 0 && I >= 1) return seq;
   constexpr std::int64_t kLim = std::int64_t{1} << 31;
   if (seq >= 0 && seq < kLim && r >= 0 && r < kLim && W >= 1 && W < kLim && I >= 1 && I < kLim) [[likely]]
     return dcp_local_len(Plain(seq), Plain(W), Plain(r), Plain(I)).v;
