@@ -107,7 +107,9 @@ class ChunkWalk {
     return global_position(Int(l), Int(r), Int(I_), Int(W_)).get();
   }
   // Local slots of rank r below global position x (the first slot at or after x).
-  std::int64_t L(std::int64_t x, std::int64_t r) const { return interval_detail::local_len(x, W_, r, I_); }
+  [[gnu::always_inline]] std::int64_t L(std::int64_t x, std::int64_t r) const {
+    return interval_detail::local_len(x, W_, r, I_);
+  }
 
   // All-gather rows [g, g + k) (rank-major, toks rows per rank) cut at the entries' local blocks.
   template <class Emit>
@@ -134,7 +136,8 @@ class ChunkWalk {
     s_.own.clear();
   }
 
-  void add_foreign(int request, RowKind kind, std::int64_t count, std::int64_t lo, std::int64_t hi, std::int64_t row) {
+  [[gnu::always_inline]] void add_foreign(int request, RowKind kind, std::int64_t count, std::int64_t lo,
+                                          std::int64_t hi, std::int64_t row) {
     if (count <= 0) return;
     foreign_ += count;
     if (first_foreign_ < 0 || row < first_foreign_) first_foreign_ = row;
@@ -148,7 +151,7 @@ class ChunkWalk {
   }
 
   // Slots [a, b) of piece `pc` as foreign rows of one kind.
-  void foreign_run(const Piece& pc, RowKind kind, std::int64_t a, std::int64_t b) {
+  [[gnu::always_inline]] void foreign_run(const Piece& pc, RowKind kind, std::int64_t a, std::int64_t b) {
     if (a >= b) return;
     if (!text_) return add_foreign(pc.request, kind, b - a, -1, -1, pc.row + (a - pc.la));
     add_foreign(pc.request, kind, b - a, pos(a, pc.rank), pos(b - 1, pc.rank), pc.row + (a - pc.la));
