@@ -173,7 +173,9 @@ class ChunkWalk {
       const ChunkEntry& e = ch_.entries[b_];
       std::int64_t oA = cB, oB = cB;  // the entry's own slots: span positions, and context
       if (pc.request == e.request) {
-        const std::int64_t os = L(e.start, r), oe = L(std::min(e.start + e.len, c_.ctx[q]), r);
+        // A span that reaches the end of the context ends at Lc; one from 0 starts at slot 0.
+        const std::int64_t end = std::min(e.start + e.len, c_.ctx[q]);
+        const std::int64_t os = e.start == 0 ? 0 : L(e.start, r), oe = end == c_.ctx[q] ? Lc : L(end, r);
         oA = std::max(cA, os), oB = std::min(cB, oe);
         if (oA >= oB) oA = oB = cB;
       }
