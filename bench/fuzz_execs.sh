@@ -5,7 +5,9 @@
 #   cmake -S . -B build/fz-plain -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
 #         -DCHUNKPROOF_FUZZ_ENGINE=ON -DCHUNKPROOF_SANITIZE=OFF -DCHUNKPROOF_BUILD_TESTS=OFF -DCHUNKPROOF_WITH_Z3=OFF
 #   ninja -C build/fz-plain planner_fuzz
-# Each run starts from an EMPTY corpus with the target's .options (max_len, dictionary), so the
+# Each run starts from an EMPTY corpus with every flag of the target's .options (max_len,
+# dictionary, use_counters, ...: what `chunkproof fuzz` passes; FLAGS="-x=y ..." appends, later
+# flags win), so the
 # number is mutation throughput on the decoder's whole domain (planner: contexts to 2^24,
 # workspaces to 2^31, 1024 requests, DCP to 64). The machine's load average is printed with
 # every run: on a shared machine read the numbers with it.
@@ -25,6 +27,13 @@ targets=${4:-planner}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# Every [libfuzzer] key of corpus/<target>_fuzz.options as a flag, as `chunkproof fuzz` passes them.
+options_flags() {
+  [ -f "corpus/$1_fuzz.options" ] || return 0
+  awk '/^\[/ {s = ($0 ~ /^\[libfuzzer\]/); next}
+       s && !/^#/ && /=/ {k = $0; sub(/[ \t]*=.*/, "", k); v = $0; sub(/^[^=]*=[ \t]*/, "", v); sub(/[ \t\r]+$/, "", v)
+                          if (k == "dict") v = "corpus/" v; printf "-%s=%s ", k, v}' "corpus/$1_fuzz.options"
+}
 printf '%-14s %-10s %14s   %s\n' target build 'exec/cpu-s' 'runs (wall exec/s / exec per cpu-s @ load average)'
 for t in $targets; do
   for b in "$san" "$plain"; do
@@ -34,10 +43,7 @@ for t in $targets; do
     for seed in 1 2 3 4 5; do
       rm -rf "$tmp/c" && mkdir "$tmp/c"
       [ -n "${FROM:-}" ] && cp -r "$FROM"/. "$tmp/c"/
-      opts=""
-      [ -f "corpus/${t}_fuzz.dict" ] && opts="-dict=corpus/${t}_fuzz.dict"
-      ml=$(sed -n 's/^max_len *= *//p' "corpus/${t}_fuzz.options" 2>/dev/null || true)
-      [ -n "$ml" ] && opts="$opts -max_len=$ml"
+      opts="$(options_flags "$t") ${FLAGS:-}"
       CHUNKPROOF_FUZZ_QUIET=1 CHUNKPROOF_FUZZ_EXPECT_CORRECT=none /usr/bin/time -f "cpu %U %S" -o "$tmp/cpu" "$bin" \
         -seed=$seed -max_total_time="$secs" -print_final_stats=1 $opts -artifact_prefix="$tmp/" "$tmp/c" > "$tmp/log" 2>&1 || true
       eps=$(awk '/stat::average_exec_per_sec/ {print $2}' "$tmp/log")

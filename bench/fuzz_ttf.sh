@@ -3,7 +3,7 @@
 #   bench/fuzz_ttf.sh [FUZZ_BUILD [MAX_SECONDS]]
 # The family is selected with CHUNKPROOF_FUZZ_STOP_ON (fuzz/common/judge.h): the first finding
 # whose tags contain every '&'-separated part aborts, and libFuzzer stops there. One process,
-# the .options max_len and dictionary as a campaign uses them. Wall and CPU seconds are both
+# every flag of corpus/planner_fuzz.options as a campaign uses them (FLAGS="..." appends). Wall and CPU seconds are both
 # printed: on a shared machine the CPU time is the fairer number.
 set -eu
 build=${1:-build/fuzz}
@@ -13,13 +13,18 @@ bin="$build/fuzz/planner_fuzz"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# Every [libfuzzer] key of corpus/planner_fuzz.options as a flag, as `chunkproof fuzz` passes them.
+opts=$(awk '/^\[/ {s = ($0 ~ /^\[libfuzzer\]/); next}
+            s && !/^#/ && /=/ {k = $0; sub(/[ \t]*=.*/, "", k); v = $0; sub(/^[^=]*=[ \t]*/, "", v); sub(/[ \t\r]+$/, "", v)
+                               if (k == "dict") v = "corpus/" v; printf "-%s=%s ", k, v}' corpus/planner_fuzz.options)
+opts="$opts ${FLAGS:-}"
 family() {  # name versions platforms stop_on
   name=$1; times=""; cpus=""
   for seed in 1 2 3 4 5; do
     rm -rf "$tmp/c" && mkdir "$tmp/c"
     t0=$(date +%s.%N)
     CHUNKPROOF_FUZZ_VERSIONS=$2 CHUNKPROOF_FUZZ_PLATFORMS=$3 CHUNKPROOF_FUZZ_STOP_ON=$4 CHUNKPROOF_FUZZ_QUIET=1 \
-      /usr/bin/time -f "%U %S" -o "$tmp/cpu" "$bin" -seed=$seed -max_total_time="$max" -max_len=256 -dict=corpus/planner_fuzz.dict \
+      /usr/bin/time -f "%U %S" -o "$tmp/cpu" "$bin" -seed=$seed -max_total_time="$max" $opts \
       -artifact_prefix="$tmp/" "$tmp/c" > "$tmp/log" 2>&1 || true
     t1=$(date +%s.%N)
     if grep -q CHUNKPROOF-CRASH "$tmp/log"; then

@@ -1,5 +1,6 @@
 // Where each gather starts: I-5 (page-aligned starts for the old kernel), I-6 (virtual
 // block alignment under DCP), I-10 (every rank's local start matches the global start).
+#include "invariants/interval/local_len.h"
 #include "invariants/violation_sink.h"
 #include "reference/dcp/ownership.h"
 
@@ -66,14 +67,13 @@ InvariantResult check_I10(const Case& c, const Plan& p) {
   Sink s(InvariantId::I10_gather_start_semantics);
   if (c.dcp == 1) return s.not_applicable("no DCP (dcp=1)");
   if (!p.built) return s.not_evaluated();
-  const Int W = c.dcp, I = c.interleave;
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
     for (const auto& e : p.chunks[ci].entries) {
       if (e.len == 0) continue;
       for (std::int64_t rank = 0; rank < c.dcp; ++rank) {
         // cp_gather_cache reads local slots from seq_starts: that must be the number of
         // positions before `start` that this rank owns.
-        const std::int64_t want = dcp_local_len(Int(e.start), W, Int(rank), I).get();
+        const std::int64_t want = interval_detail::local_len(e.start, c.dcp, rank, c.interleave);
         if (e.local_start != want) {
           s.add([&] {
             return Violation{.chunk = static_cast<int>(ci),

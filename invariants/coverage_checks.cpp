@@ -1,6 +1,7 @@
 // Which context positions the plan schedules: I-3 (coverage) and I-8 (local bookkeeping).
 #include <algorithm>
 
+#include "invariants/interval/local_len.h"
 #include "invariants/violation_sink.h"
 #include "reference/dcp/ownership.h"
 
@@ -49,7 +50,6 @@ InvariantResult check_I8(const Case& c, const Plan& p) {
   Sink s(InvariantId::I8_local_length_bookkeeping);
   if (c.dcp == 1) return s.not_applicable("no DCP (dcp=1)");
   if (!p.built) return s.not_evaluated();
-  const Int W = c.dcp, I = c.interleave;
   // (a) local context lengths come from the same ctx as the global plan and add up to it.
   for (int r : p.prefills) {
     const auto ri = static_cast<std::size_t>(r);
@@ -67,8 +67,11 @@ InvariantResult check_I8(const Case& c, const Plan& p) {
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
     for (const auto& e : p.chunks[ci].entries)
       for (std::int64_t rank = 0; rank < c.dcp; ++rank) {
-        const Int R = rank;
-        const std::int64_t owned = (dcp_local_len(Int(e.start + e.len), W, R, I) - dcp_local_len(Int(e.start), W, R, I)).get();
+        // Plain int64 where the operands exclude overflow (interval/local_len.h), else checked.
+        const std::int64_t owned =
+            (Int(interval_detail::local_len((Int(e.start) + e.len).get(), c.dcp, rank, c.interleave)) -
+             interval_detail::local_len(e.start, c.dcp, rank, c.interleave))
+                .get();
         if (e.padded_local_len < owned)
           s.add([&] {
             return Violation{.chunk = static_cast<int>(ci),

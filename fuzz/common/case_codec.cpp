@@ -54,14 +54,24 @@ void key(IO& io, const char* k) {
   if constexpr (std::is_same_v<IO, Writer>) io.key(k);
 }
 
+// The selector byte that writes `value`: 2 * its index in the table, or 1 (raw). Only the writer
+// needs it: the reader ignores the value it is given (the previous case's, on the hot path).
+template <class IO>
+std::int64_t table_index(IO&, [[maybe_unused]] std::int64_t value,
+                         [[maybe_unused]] std::span<const std::int64_t> table) {
+  if constexpr (std::is_same_v<IO, Writer>) {
+    const auto it = std::find(table.begin(), table.end(), value);
+    return it != table.end() ? 2 * (it - table.begin()) : 1;
+  } else {
+    return 1;
+  }
+}
+
 // A field drawn half the time from a table of values that matter (the spec's configs) and
 // half the time raw from [lo, hi].
 template <class IO>
 std::int64_t pick(IO& io, std::int64_t value, std::span<const std::int64_t> table, std::int64_t lo, std::int64_t hi) {
-  std::int64_t sel = 1;  // odd: raw
-  const auto it = std::find(table.begin(), table.end(), value);
-  if (it != table.end()) sel = 2 * (it - table.begin());
-  sel = io.range(sel, 0, 255);
+  std::int64_t sel = io.range(table_index(io, value, table), 0, 255);  // even: table, odd: raw
   if (sel % 2 == 0) return table[static_cast<std::size_t>(sel / 2) % table.size()];
   return io.range(value, lo, hi);
 }
@@ -73,8 +83,9 @@ template <class IO>
 std::int64_t log_scale(IO& io, std::int64_t value, std::int64_t lo, std::int64_t hi) {
   int hi_bits = 0;
   while (((hi - lo) >> hi_bits) > 0) ++hi_bits;
-  int bits = 0;
-  while (bits < 63 && ((value - lo) >> bits) > 0) ++bits;
+  int bits = 0;  // the bit length of `value`: only the writer needs it
+  if constexpr (std::is_same_v<IO, Writer>)
+    while (bits < 63 && ((value - lo) >> bits) > 0) ++bits;
   bits = static_cast<int>(io.range(bits, 0, hi_bits));
   if (bits == 0) return lo;
   const std::int64_t first = std::int64_t{1} << (bits - 1);
@@ -85,10 +96,7 @@ std::int64_t log_scale(IO& io, std::int64_t value, std::int64_t lo, std::int64_t
 template <class IO>
 std::int64_t pick_log(IO& io, std::int64_t value, std::span<const std::int64_t> table, std::int64_t lo,
                       std::int64_t hi) {
-  std::int64_t sel = 1;
-  const auto it = std::find(table.begin(), table.end(), value);
-  if (it != table.end()) sel = 2 * (it - table.begin());
-  sel = io.range(sel, 0, 255);
+  std::int64_t sel = io.range(table_index(io, value, table), 0, 255);
   if (sel % 2 == 0) return table[static_cast<std::size_t>(sel / 2) % table.size()];
   return log_scale(io, value, lo, hi);
 }

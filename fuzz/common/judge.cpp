@@ -102,6 +102,7 @@ Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known
   // verdict-only (no violation text); the text is made below only for a judgement that needs it.
   thread_local Evaluation ev;
   try {
+    const PlanTextOffScope no_text;  // assert records without their values' text (plan.h)
     make_plan_into(c, ev.plan);
   } catch (const CaseError&) {
     return j;  // refused as too large to plan
@@ -155,7 +156,9 @@ Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known
     j.tags.clear();
     return j;
   }
-  // The full evaluation: the same verdicts, now with the violations' text.
+  // The full evaluation: the same plan and verdicts, now with the asserts' and the violations'
+  // text (the plan made again with text: it cannot throw where the first one did not).
+  make_plan_into(c, ev.plan);
   interval::evaluate_plan(c, ev.plan, ev.results, ev.outcome);
   j.case_line = print_case(c);
   j.invariant = primary_invariant(ev);

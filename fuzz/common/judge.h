@@ -48,8 +48,9 @@ std::int64_t max_fuzz_work();
 // text the caller would throw away (the hot path of a legacy version, where most inputs are
 // findings); there is nothing to record. Crashes and --stop-on matches always get the full
 // judgement.
-// The checks run verdict-only (catalogue.h: VerdictOnlyScope); a judgement that reports a
-// finding re-runs them with text. Allocation-free once warm for ok and known inputs.
+// The plan is made without text (plan.h: PlanTextOffScope) and the checks run verdict-only
+// (catalogue.h: VerdictOnlyScope); a judgement that reports a finding plans and checks again
+// with text. Allocation-free once warm for ok and known inputs.
 Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known = nullptr);
 
 // CHUNKPROOF_FUZZ_STOP_ON: '&'-separated substrings that must all occur in Judgement::tags;

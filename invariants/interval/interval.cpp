@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "invariants/interval/local_len.h"
 #include "invariants/violation_sink.h"
 #include "reference/dcp/ownership.h"
 #include "reference/dcp/simulate.h"
@@ -102,9 +103,13 @@ class ChunkWalk {
   }
 
  private:
-  std::int64_t pos(std::int64_t l, std::int64_t r) const { return global_position(Int(l), Int(r), I_, W_).get(); }
+  std::int64_t pos(std::int64_t l, std::int64_t r) const {
+    return global_position(Int(l), Int(r), Int(I_), Int(W_)).get();
+  }
   // Local slots of rank r below global position x (the first slot at or after x).
-  std::int64_t L(std::int64_t x, std::int64_t r) const { return dcp_local_len(Int(x), W_, Int(r), I_).get(); }
+  [[gnu::always_inline]] std::int64_t L(std::int64_t x, std::int64_t r) const {
+    return interval_detail::local_len(x, W_, r, I_);
+  }
 
   // All-gather rows [g, g + k) (rank-major, toks rows per rank) cut at the entries' local blocks.
   template <class Emit>
@@ -131,7 +136,8 @@ class ChunkWalk {
     s_.own.clear();
   }
 
-  void add_foreign(int request, RowKind kind, std::int64_t count, std::int64_t lo, std::int64_t hi, std::int64_t row) {
+  [[gnu::always_inline]] void add_foreign(int request, RowKind kind, std::int64_t count, std::int64_t lo,
+                                          std::int64_t hi, std::int64_t row) {
     if (count <= 0) return;
     foreign_ += count;
     if (first_foreign_ < 0 || row < first_foreign_) first_foreign_ = row;
@@ -145,7 +151,7 @@ class ChunkWalk {
   }
 
   // Slots [a, b) of piece `pc` as foreign rows of one kind.
-  void foreign_run(const Piece& pc, RowKind kind, std::int64_t a, std::int64_t b) {
+  [[gnu::always_inline]] void foreign_run(const Piece& pc, RowKind kind, std::int64_t a, std::int64_t b) {
     if (a >= b) return;
     if (!text_) return add_foreign(pc.request, kind, b - a, -1, -1, pc.row + (a - pc.la));
     add_foreign(pc.request, kind, b - a, pos(a, pc.rank), pos(b - 1, pc.rank), pc.row + (a - pc.la));
@@ -167,7 +173,9 @@ class ChunkWalk {
       const ChunkEntry& e = ch_.entries[b_];
       std::int64_t oA = cB, oB = cB;  // the entry's own slots: span positions, and context
       if (pc.request == e.request) {
-        const std::int64_t os = L(e.start, r), oe = L(std::min(e.start + e.len, c_.ctx[q]), r);
+        // A span that reaches the end of the context ends at Lc; one from 0 starts at slot 0.
+        const std::int64_t end = std::min(e.start + e.len, c_.ctx[q]);
+        const std::int64_t os = e.start == 0 ? 0 : L(e.start, r), oe = end == c_.ctx[q] ? Lc : L(end, r);
         oA = std::max(cA, os), oB = std::min(cB, oe);
         if (oA >= oB) oA = oB = cB;
       }
@@ -249,7 +257,7 @@ class ChunkWalk {
   const Plan& p_;
   const Chunk& ch_;
   int chunk_;
-  Int W_, I_;
+  std::int64_t W_, I_;
   Scratch& s_;
   bool text_;  // build what only the violation text uses (not under VerdictOnlyScope)
   std::size_t b_ = 0;

@@ -18,16 +18,18 @@ void plan_old(const Case& c, Plan& plan) {
   const Int M = steps::old_chunk_width(vi, plan.platform, plan.builder, S, n, B, W);
   plan.chunk_width = M.get();
   if (M <= 0) {
-    add_assert(plan, "plan", "max_context_chunk > 0",
-               "M = round_down(" + std::to_string(S.get()) + " // " + std::to_string(n.get()) + ", " +
-                   std::to_string(plan.align) + ") = " + std::to_string(M.get()));
+    add_assert(plan, "plan", "max_context_chunk > 0", [&] {
+      return "M = round_down(" + std::to_string(S.get()) + " // " + std::to_string(n.get()) + ", " +
+             std::to_string(plan.align) + ") = " + std::to_string(M.get());
+    });
     return;  // no plan can be built
   }
   // 2. The per-step DCP assert checks W, not the virtual block V = I*W (spec §3.6).
   if (dcp && vi.per_step_assert && !steps::old_per_step_assert_holds(M, W))
-    add_assert(plan, "plan", "max_context_chunk % dcp_world_size == 0",
-               "M=" + std::to_string(M.get()) + " W=" + std::to_string(W.get()) +
-                   " (M mod W = " + std::to_string(floormod(M, W).get()) + ")");
+    add_assert(plan, "plan", "max_context_chunk % dcp_world_size == 0", [&] {
+      return "M=" + std::to_string(M.get()) + " W=" + std::to_string(W.get()) +
+             " (M mod W = " + std::to_string(floormod(M, W).get()) + ")";
+    });
 
   // 3. K chunks, every prefill (including ctx == 0) in every chunk.
   std::int64_t max_ctx = 0;
@@ -68,8 +70,9 @@ void plan_old(const Case& c, Plan& plan) {
     }
     finish_chunk(ch, dcp, qsl, base);
     if (ch.max_seq_len() > plan.workspace)
-      add_assert(plan, "plan", "max(max_seq_lens) <= chunked_prefill_workspace_size",
-                 "max_seq_len=" + std::to_string(ch.max_seq_len()), static_cast<int>(ci.get()));
+      add_assert(
+          plan, "plan", "max(max_seq_lens) <= chunked_prefill_workspace_size",
+          [&] { return "max_seq_len=" + std::to_string(ch.max_seq_len()); }, static_cast<int>(ci.get()));
     plan.chunks.push_back(std::move(ch));
   }
 

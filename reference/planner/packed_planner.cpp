@@ -100,8 +100,9 @@ void plan_packed(const Case& c, Plan& plan) {
   plan.row_budget = pp.row_budget.get();
   plan.chunk_width = pp.Mmax.get();
   if (pp.Mmax <= 0) {
-    add_assert(plan, "plan", "max_context_chunk > 0 (workspace smaller than alignment)",
-               "Mmax = round_down(" + std::to_string(plan.workspace) + ", " + std::to_string(plan.align) + ") = 0");
+    add_assert(plan, "plan", "max_context_chunk > 0 (workspace smaller than alignment)", [&] {
+      return "Mmax = round_down(" + std::to_string(plan.workspace) + ", " + std::to_string(plan.align) + ") = 0";
+    });
     return;
   }
   // 2. Greedy packing.
@@ -125,9 +126,12 @@ void plan_packed(const Case& c, Plan& plan) {
       }
     finish_chunk(ch, dcp, qsl, base);
     if (dcp && ch.local_tokens() > plan.row_budget)
-      add_assert(plan, "plan", "num_local_context_tokens <= row_budget",
-                 "toks=" + std::to_string(ch.local_tokens()) + " row_budget=" + std::to_string(plan.row_budget),
-                 static_cast<int>(&ch - plan.chunks.data()));
+      add_assert(
+          plan, "plan", "num_local_context_tokens <= row_budget",
+          [&] {
+            return "toks=" + std::to_string(ch.local_tokens()) + " row_budget=" + std::to_string(plan.row_budget);
+          },
+          static_cast<int>(&ch - plan.chunks.data()));
   }
   // 4. Merge bookkeeping.
   record_empty_ranges(c, plan, qsl, base);

@@ -106,6 +106,23 @@ Plan make_plan(const Case& c);
 // path). On an exception `plan` is left valid but unspecified.
 void make_plan_into(const Case& c, Plan& plan);
 
+// Plans without text (the fuzzers' hot path): while a PlanTextOffScope lives on this thread,
+// make_plan records every assert as usual (stage, condition, chunk, kind, in order) but leaves
+// its `detail` (the values, as text) empty and writes no notes; every other field is the same.
+// A caller that needs the text plans the case again outside the scope (fuzz/common/judge.cpp
+// does, for a new finding).
+bool plan_text();
+class PlanTextOffScope {
+ public:
+  PlanTextOffScope();
+  ~PlanTextOffScope();
+  PlanTextOffScope(const PlanTextOffScope&) = delete;
+  PlanTextOffScope& operator=(const PlanTextOffScope&) = delete;
+
+ private:
+  bool saved_;
+};
+
 // The version's workspace size for an engine config (spec §1), and its init assert if any.
 std::int64_t size_workspace(Version v, Platform p, std::int64_t mml, std::int64_t mns, std::int64_t block,
                             std::int64_t dcp, std::int64_t interleave);

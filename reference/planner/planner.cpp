@@ -34,6 +34,13 @@ bool Plan::crashed() const {
                      [](const AssertFailure& a) { return a.kind == FailureKind::crash; });
 }
 
+namespace {
+thread_local bool t_plan_text = true;
+}  // namespace
+bool plan_text() { return t_plan_text; }
+PlanTextOffScope::PlanTextOffScope() : saved_(t_plan_text) { t_plan_text = false; }
+PlanTextOffScope::~PlanTextOffScope() { t_plan_text = saved_; }
+
 namespace detail {
 namespace {
 
@@ -124,10 +131,6 @@ const std::vector<std::int64_t>& query_start_loc_scratch(const Case& c) {
   return qsl;
 }
 
-void add_assert(Plan& plan, std::string stage, std::string which, std::string detail, int chunk) {
-  plan.asserts.push_back({std::move(stage), std::move(which), std::move(detail), chunk});
-}
-
 void finish_chunk(Chunk& ch, bool dcp, const std::vector<std::int64_t>& qsl, std::int64_t base) {
   ch.request_start = ch.entries.front().request;
   ch.request_end = ch.entries.back().request + 1;
@@ -152,11 +155,16 @@ void record_forward_asserts(Plan& plan) {
     const int chunk = static_cast<int>(ci);
     const Int toks = ch.local_tokens();
     if (!steps::forward_fits_allgather_offset(toks, R, W))
-      add_assert(plan, "forward", "toks <= allgather_offset",
-                 "toks=" + std::to_string(toks.get()) + " allgather_offset=" + std::to_string(allgather_offset), chunk);
+      add_assert(
+          plan, "forward", "toks <= allgather_offset",
+          [&] {
+            return "toks=" + std::to_string(toks.get()) + " allgather_offset=" + std::to_string(allgather_offset);
+          },
+          chunk);
     if (!steps::forward_fits_workspace(toks, W, S))
-      add_assert(plan, "forward", "toks * dcp_world_size <= workspace",
-                 "toks*W=" + std::to_string((toks * W).get()) + " S=" + std::to_string(plan.workspace), chunk);
+      add_assert(
+          plan, "forward", "toks * dcp_world_size <= workspace",
+          [&] { return "toks*W=" + std::to_string((toks * W).get()) + " S=" + std::to_string(plan.workspace); }, chunk);
     std::int64_t kept_total = 0, kept_max = 0;
     for (const auto& e : ch.entries) {
       std::int64_t k = 0;
@@ -165,12 +173,18 @@ void record_forward_asserts(Plan& plan) {
       kept_max = std::max(kept_max, k);
     }
     if (kept_total != ch.total_tokens())
-      add_assert(plan, "forward", "reorganized_kv_c_normed.shape[0] == sum_seq_len",
-                 "reorg kept " + std::to_string(kept_total) + " rows, sum_seq_len=" + std::to_string(ch.total_tokens()),
-                 chunk);
+      add_assert(
+          plan, "forward", "reorganized_kv_c_normed.shape[0] == sum_seq_len",
+          [&] {
+            return "reorg kept " + std::to_string(kept_total) +
+                   " rows, sum_seq_len=" + std::to_string(ch.total_tokens());
+          },
+          chunk);
     if (kept_max != ch.max_seq_len())
-      add_assert(plan, "forward", "max reorganized rows per request == max_seq_len",
-                 "max kept " + std::to_string(kept_max) + ", max_seq_len=" + std::to_string(ch.max_seq_len()), chunk);
+      add_assert(
+          plan, "forward", "max reorganized rows per request == max_seq_len",
+          [&] { return "max kept " + std::to_string(kept_max) + ", max_seq_len=" + std::to_string(ch.max_seq_len()); },
+          chunk);
   }
 }
 
@@ -204,14 +218,16 @@ void size_plan_workspace(const Case& c, Plan& plan) {
     plan.workspace = S.get();
     plan.sized_from_engine = true;
     if (vi.sizing == SizingRule::v0_128k && !steps::v0_init_assert_holds(S, mns, B))
-      detail::add_assert(plan, "init", "chunked_prefill_workspace_size >= max_num_seqs * block_size",
-                         "S=" + std::to_string(plan.workspace) + " mns*B=" + std::to_string((mns * B).get()));
+      detail::add_assert(plan, "init", "chunked_prefill_workspace_size >= max_num_seqs * block_size", [&] {
+        return "S=" + std::to_string(plan.workspace) + " mns*B=" + std::to_string((mns * B).get());
+      });
   }
   plan.workspace_rows = steps::workspace_rows(Int(plan.workspace), W, plan.is_dcp()).get();
   if (plan.is_dcp() && floormod(Int(plan.workspace), W) != 0)
-    detail::add_assert(plan, "init", "chunked_prefill_workspace_size % dcp_world_size == 0",
-                       "S=" + std::to_string(plan.workspace) + " W=" + std::to_string(c.dcp) +
-                           " (S mod W = " + std::to_string(plan.workspace % c.dcp) + ")");
+    detail::add_assert(plan, "init", "chunked_prefill_workspace_size % dcp_world_size == 0", [&] {
+      return "S=" + std::to_string(plan.workspace) + " W=" + std::to_string(c.dcp) +
+             " (S mod W = " + std::to_string(plan.workspace % c.dcp) + ")";
+    });
 }
 
 // Step 2: batch split. validate_case guarantees vLLM's order (decodes first, spec §2.1).
@@ -220,7 +236,8 @@ void split_batch(const Case& c, Plan& plan) {
   while (i < c.q.size() && c.q[i] <= 1) ++i;
   plan.num_decodes = static_cast<int>(i);
   if (i > 0)
-    plan.notes.push_back(std::to_string(i) + " leading request(s) with q <= 1 counted as decode(s), not planned");
+    detail::add_note(
+        plan, [&] { return std::to_string(i) + " leading request(s) with q <= 1 counted as decode(s), not planned"; });
   for (; i < c.q.size(); ++i) {
     plan.prefills.push_back(static_cast<int>(i));
     if (c.ctx[i] > 0) ++plan.num_with_context;
@@ -254,7 +271,7 @@ void make_plan_into(const Case& c, Plan& plan) {
   // 3. No chunked-context metadata at all when no prefill has context.
   if (plan.num_with_context == 0) {
     plan.built = true;
-    plan.notes.push_back("no prefill has context: no chunked-context plan");
+    detail::add_note(plan, "no prefill has context: no chunked-context plan");
     return;
   }
   // 4. S1 rounds by self.page_size, which exists only with FA3: elsewhere build() raises.

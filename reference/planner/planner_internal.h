@@ -1,6 +1,10 @@
 // Shared between the planner families; not part of the public interface.
 #pragma once
 
+#include <string>
+#include <type_traits>
+#include <utility>
+
 #include "reference/planner/plan.h"
 
 namespace cp::detail {
@@ -18,7 +22,27 @@ void finish_chunk(Chunk& ch, bool dcp, const std::vector<std::int64_t>& qsl, std
 // all-gather layout and reorg kept exactly the rows the global plan expects.
 void record_forward_asserts(Plan& plan);
 
-void add_assert(Plan& plan, std::string stage, std::string which, std::string detail, int chunk = -1);
+// `detail`: the values as text, or a callable returning it (called only when plan_text()).
+template <class Detail>
+void add_assert(Plan& plan, const char* stage, const char* which, Detail&& detail, int chunk = -1) {
+  std::string d;
+  if (plan_text()) {
+    if constexpr (std::is_invocable_v<Detail&>)
+      d = detail();
+    else
+      d = std::forward<Detail>(detail);
+  }
+  plan.asserts.push_back({stage, which, std::move(d), chunk});
+}
+// A note (text, or a callable returning it), written only when plan_text().
+template <class Text>
+void add_note(Plan& plan, Text&& text) {
+  if (!plan_text()) return;
+  if constexpr (std::is_invocable_v<Text&>)
+    plan.notes.push_back(text());
+  else
+    plan.notes.push_back(std::forward<Text>(text));
+}
 
 // Storage reuse for make_plan_into: an empty chunk / row vector, with the capacity of one a
 // recycled plan held (thread-local pool), and query_start_loc(c) in thread-local storage

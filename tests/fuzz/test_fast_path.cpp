@@ -1,7 +1,9 @@
 // The fuzzers' hot path (issue 11, speed) changes no result:
-//  - make_plan_into on a plan that held another case's plan gives exactly make_plan's plan;
+//  - make_plan_into on a plan that held another case's plan gives exactly make_plan's plan, and
+//    under PlanTextOffScope the same plan without the asserts' details and the notes;
 //  - a verdict-only evaluation (VerdictOnlyScope) gives the full evaluation's verdicts,
 //    violation counts and outcome, and records no text;
+//  - dcp_local_len on plain integers equals the checked one;
 //  - the planner target's judge gives the same judgement with and without a warm state.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -11,12 +13,13 @@
 #include "generators.h"
 #include "invariants/catalogue.h"
 #include "invariants/interval/interval.h"
+#include "invariants/interval/local_len.h"
 
 namespace cp {
 namespace {
 
-// Every field of a plan, as text.
-std::string fingerprint(const Plan& p) {
+// Every field of a plan, as text (text = false: without the asserts' details and the notes).
+std::string fingerprint(const Plan& p, bool text = true) {
   std::ostringstream os;
   os << name(p.version) << ' ' << name(p.platform) << ' ' << static_cast<int>(p.builder) << " B" << p.block << " W"
      << p.dcp << " I" << p.interleave << " V" << p.virtual_block << " m" << static_cast<int>(p.merge) << " S"
@@ -44,11 +47,12 @@ std::string fingerprint(const Plan& p) {
     }
   }
   for (const auto& a : p.asserts)
-    os << "\nassert " << a.stage << '|' << a.which << '|' << a.detail << '|' << a.chunk << '|'
+    os << "\nassert " << a.stage << '|' << a.which << '|' << (text ? a.detail : "") << '|' << a.chunk << '|'
        << static_cast<int>(a.kind);
   os << "\nptwc " << (p.prefill_tokens_with_context ? *p.prefill_tokens_with_context : -1) << " empty";
   for (const auto& [a, b] : p.empty_token_ranges) os << ' ' << a << '-' << b;
-  for (const auto& n : p.notes) os << "\nnote " << n;
+  if (text)
+    for (const auto& n : p.notes) os << "\nnote " << n;
   return os.str();
 }
 
@@ -79,6 +83,46 @@ RC_GTEST_PROP(PlanReuse, MakePlanIntoARecycledPlanEqualsMakePlan, ()) {
   RC_ASSERT(planned(b, &p) == planned(b, nullptr));
   planned(b, &p);  // and once more over the same plan
   RC_ASSERT(planned(a, &p) == planned(a, nullptr));
+}
+
+// Without text (the planner target's hot path): the same plan, asserts included, with empty
+// details and no notes; and the scope ends with the text back on.
+RC_GTEST_PROP(PlanReuse, PlanTextOffGivesTheSamePlanWithoutText, ()) {
+  const Case a = any_version_case(), b = any_version_case();
+  Plan p;
+  planned(a, &p);  // a recycled plan with text
+  std::string fast;
+  {
+    const PlanTextOffScope scope;
+    RC_ASSERT(!plan_text());
+    fast = planned(b, &p);
+    if (fast.rfind("error: ", 0) != 0) {
+      for (const auto& x : p.asserts) RC_ASSERT(x.detail.empty());
+      RC_ASSERT(p.notes.empty());
+      RC_TAG(p.asserts.empty() ? "no assert" : "asserts");
+    }
+  }
+  RC_ASSERT(plan_text());
+  const std::string full = planned(b, nullptr);
+  if (full.rfind("error: ", 0) == 0) {
+    RC_ASSERT(fast == full);  // the same error
+  } else {
+    RC_ASSERT(fast == fingerprint(make_plan(b), false));
+  }
+}
+
+// dcp_local_len on plain int64 (interval/local_len.h) == on checked integers, inside the plain
+// path's bounds and across them (where it falls back to cp::Int).
+RC_GTEST_PROP(PlainLocalLen, EqualsCheckedDcpLocalLen, ()) {
+  const auto scale = *rc::gen::inRange<int>(0, 40);
+  const std::int64_t seq = *rc::gen::inRange<std::int64_t>(0, (std::int64_t{1} << scale) + 2);
+  const std::int64_t W = *rc::gen::weightedOneOf<std::int64_t>(
+      {{1, rc::gen::just<std::int64_t>(1)},
+       {4, rc::gen::inRange<std::int64_t>(1, 65)},
+       {1, rc::gen::inRange<std::int64_t>((std::int64_t{1} << 31) - 2, (std::int64_t{1} << 31) + 2)}});
+  const std::int64_t r = *rc::gen::inRange<std::int64_t>(0, std::min<std::int64_t>(W, 1 << 20));
+  const std::int64_t I = std::int64_t{1} << *rc::gen::inRange<int>(0, 15);
+  RC_ASSERT(interval_detail::local_len(seq, W, r, I) == dcp_local_len(Int(seq), Int(W), Int(r), Int(I)).get());
 }
 
 RC_GTEST_PROP(VerdictOnly, SameVerdictsCountsAndOutcomeWithoutText, ()) {
