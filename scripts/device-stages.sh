@@ -5,12 +5,14 @@
 # `bench --device gpu --reps 5` (new kernels) and the A/B bench with the previous scores kernel
 # (CHUNKPROOF_GPU_SCORES=tiled32). Expects ./chunkproof and ./lib (libz3.so.4, libstdc++.so.6)
 # in the current directory (a CUDA sm_90 `release` build made elsewhere). Log: $OUT/device.log.
-#   env: PARTS  which parts to run (default "bits bench ab")
+# --mode fast (part "fast"): chunked == unchunked on the GPU, the CPU within the stated bound, on
+# the representative case, 200 random cases, the sampled 64K case, then its bench.
+#   env: PARTS  which parts to run (default "bits bench ab fast")
 set -u
 B=$PWD/chunkproof
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-PARTS=${PARTS:-bits bench ab}
+PARTS=${PARTS:-bits bench ab fast}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 export LD_LIBRARY_PATH=$PWD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if ! ldd "$B" | grep -q 'libnccl.so.2 => /'; then
@@ -46,6 +48,24 @@ log() { echo "== $* ($(date +%T))"; }
   if has bench; then
     log "bench --device gpu --reps 5"
     timeout 200 "$B" bench --device gpu --reps 5
+  fi
+  if has fast; then
+    REP='version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=300,0,77 q=3,2,4'
+    log "fast: representative case"
+    timeout 60 "$B" check --device gpu --mode fast --case "$REP" | head -3
+    log "fast: 200 random cases"
+    timeout 150 "$B" check --device gpu --mode fast --random 200 --seed 1 --quiet | tail -n 3
+    echo "rc=${PIPESTATUS[0]}"
+    log "fast: corpus regressions"
+    grep -h '^version=' corpus/regressions/*.case | while read -r line; do
+      timeout 60 "$B" check --device gpu --mode fast --case "$line" --quiet | grep -E '^(FAIL)|gpu check' | tail -n 1
+    done
+    log "fast: sampled DeepSeek-V3 64K"
+    /usr/bin/time -f "wall %e s" timeout 120 "$B" check --device gpu --mode fast --sample-heads 2 \
+      --case "version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 dims=deepseek-v3 ctx=65536 q=16" |
+      cut -c1-900
+    log "fast: bench --device gpu --mode fast --reps 5"
+    timeout 200 "$B" bench --device gpu --mode fast --reps 5
   fi
   if has ab; then
     log "bench --device gpu --reps 5 with CHUNKPROOF_GPU_SCORES=tiled32 (the previous scores kernel)"
