@@ -12,7 +12,7 @@ set -u
 B=$PWD/chunkproof
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-PARTS=${PARTS:-bits bench ab fast}
+PARTS=${PARTS:-bits bench ab fast ncu}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 export LD_LIBRARY_PATH=$PWD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if ! ldd "$B" | grep -q 'libnccl.so.2 => /'; then
@@ -66,6 +66,12 @@ log() { echo "== $* ($(date +%T))"; }
       cut -c1-900
     log "fast: bench --device gpu --mode fast --reps 5"
     timeout 200 "$B" bench --device gpu --mode fast --reps 5
+  fi
+  if has ncu; then
+    log "ncu: scores_reg_kernel and exact_tile_kernel, one launch each (bench case, first chunk)"
+    timeout 300 ncu --kernel-name regex:"scores_reg_kernel|exact_tile_kernel" --launch-count 2 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+      "$B" bench --device gpu --reps 5 --warmup 0 2>&1 | grep -vE '^\| |^ *$' | grep -E '==PROF==|Kernel|kernel|Throughput|Duration|Occupancy|Stall|Warp Cycles|Issued|Eligible|Registers|Block Limit|Memory|L1|L2|DRAM|SM Busy|Executed|One or More|No Eligible|smsp' | head -120
   fi
   if has ab; then
     log "bench --device gpu --reps 5 with CHUNKPROOF_GPU_SCORES=tiled32 (the previous scores kernel)"

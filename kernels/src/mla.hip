@@ -424,7 +424,9 @@ __global__ void __launch_bounds__(kScThreads)
 // shared memory in their global layout ([row][j], rows padded to kSrLd: the staging stores and
 // the 16-byte k loads of consecutive key groups are conflict-free, the q loads broadcast), then
 // every thread runs acc = dot_step(acc, q[t][j], k[i][j]) for j = j0 .. j0 + kSrStep - 1 in
-// order. Each score therefore keeps dot_concat's order (acc = +0, j = 0..qk-1, k_nope before
+// order; the next step's values are loaded into registers (16-byte loads where the layout
+// allows) before the current step's arithmetic, so their latency is hidden. Each score
+// therefore keeps dot_concat's order (acc = +0, j = 0..qk-1, k_nope before
 // k_pe, mul then add, never fused): the CPU's bits. The max: each thread's own maximum per
 // token, then the block's (shared, order-preserving integer image), then one global atomic per
 // (token, head) and block: a max is order-free.
@@ -435,26 +437,59 @@ constexpr int kSrThreads = kSrTok / 4 * kSrKeyGroups;
 constexpr int kSrStep = 32;
 constexpr int kSrLd = kSrStep + 4;  // 16-byte aligned rows; row r starts at bank 4 r mod 32
 
-// Stage q.k columns [j0, j0 + kk) of the token and key tiles (zeros past the tile's end).
-__device__ void scores_stage(float (*qs)[kSrLd], float (*ks)[kSrLd], const float* q, int qn, int N, int Pn, int Rr,
-                             const float* kn, const float* kpe, std::int64_t n, int h, int t0, std::int64_t i0, int j0,
-                             int kk) {
+constexpr int kSrSlots = (kSrTok + kSrKeys) * (kSrStep / 4) / kSrThreads;  // 4-float groups per thread
+static_assert((kSrTok + kSrKeys) * (kSrStep / 4) % kSrThreads == 0, "whole slots per thread");
+
+// Load q.k columns [j0, j0 + kSrStep) of the token and key tiles into registers (zeros past
+// the tile's and the row's ends): slot m of a thread is row e / (kSrStep / 4), columns
+// 4 (e % (kSrStep / 4)) + 0..3, e = tid + m kSrThreads. `vec`: 16-byte loads (Pn, Rr multiples
+// of 4, pointers aligned: kVec), else one element at a time. The loads of the next step are issued
+// before the current step's arithmetic (scores_reg_kernel), so their latency is hidden.
+template <bool kVec>
+__device__ void scores_load(float4 (&pre)[kSrSlots], const float* q, int qn, int N, int Pn, int Rr, const float* kn,
+                            const float* kpe, std::int64_t n, int h, int t0, std::int64_t i0, int j0) {
   const int qk = Pn + Rr;
-  for (int e = threadIdx.x; e < (kSrTok + kSrKeys) * kSrStep; e += kSrThreads) {
-    const int r = e / kSrStep, jj = e % kSrStep, j = j0 + jj;
-    float x = 0.0f;
-    if (r < kSrTok) {
-      if (t0 + r < qn && jj < kk) x = q[(static_cast<std::int64_t>(t0 + r) * N + h) * qk + j];
-      qs[r][jj] = x;
-    } else {
-      const std::int64_t i = i0 + (r - kSrTok);
-      if (i < n && jj < kk) x = j < Pn ? kn[(i * N + h) * Pn + j] : kpe[i * Rr + (j - Pn)];
-      ks[r - kSrTok][jj] = x;
+#pragma unroll
+  for (int m = 0; m < kSrSlots; ++m) {
+    const int e = static_cast<int>(threadIdx.x) + m * kSrThreads;
+    const int r = e / (kSrStep / 4), j = j0 + (e % (kSrStep / 4)) * 4;
+    const bool is_q = r < kSrTok;
+    const std::int64_t i = i0 + (r - kSrTok);
+    const bool row_ok = is_q ? t0 + r < qn : i < n;
+    if (kVec) {  // j < qk: the 4 elements lie in k_nope or in k_pe (Pn, Rr multiples of 4)
+      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (row_ok && j < qk)
+        x = *reinterpret_cast<const float4*>(is_q  ? q + (static_cast<std::int64_t>(t0 + r) * N + h) * qk + j
+                                             : j < Pn ? kn + (i * N + h) * Pn + j
+                                                      : kpe + i * Rr + (j - Pn));
+      pre[m] = x;
+      continue;
     }
+    float x[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int jc = j + c;
+      if (!row_ok || jc >= qk) continue;
+      x[c] = is_q      ? q[(static_cast<std::int64_t>(t0 + r) * N + h) * qk + jc]
+             : jc < Pn ? kn[(i * N + h) * Pn + jc]
+                       : kpe[i * Rr + (jc - Pn)];
+    }
+    pre[m] = make_float4(x[0], x[1], x[2], x[3]);
   }
 }
 
-__global__ void __launch_bounds__(kSrThreads)
+__device__ void scores_store(const float4 (&pre)[kSrSlots], float (*qs)[kSrLd], float (*ks)[kSrLd]) {
+#pragma unroll
+  for (int m = 0; m < kSrSlots; ++m) {
+    const int e = static_cast<int>(threadIdx.x) + m * kSrThreads;
+    const int r = e / (kSrStep / 4), c = (e % (kSrStep / 4)) * 4;
+    float* dst = r < kSrTok ? &qs[r][c] : &ks[r - kSrTok][c];
+    *reinterpret_cast<float4*>(dst) = pre[m];
+  }
+}
+
+template <bool kVec>
+__global__ void __launch_bounds__(kSrThreads, 4)
     scores_reg_kernel(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe, std::int64_t n,
                       bool causal, float scale, float* store, std::int64_t key0, std::uint32_t* mx_key) {
   alignas(16) __shared__ float qs[kSrTok][kSrLd];
@@ -472,12 +507,15 @@ __global__ void __launch_bounds__(kSrThreads)
   for (int a = 0; a < 4; ++a)
 #pragma unroll
     for (int b = 0; b < 4; ++b) acc[a][b] = 0.0f;
+  float4 pre[kSrSlots];
+  scores_load<kVec>(pre, q, qn, N, Pn, Rr, kn, kpe, n, h, t0, i0, 0);
   for (int j0 = 0; j0 < qk; j0 += kSrStep) {
     const int kk = min(kSrStep, qk - j0);
-    scores_stage(qs, ks, q, qn, N, Pn, Rr, kn, kpe, n, h, t0, i0, j0, kk);
+    scores_store(pre, qs, ks);
     __syncthreads();
+    if (j0 + kSrStep < qk) scores_load<kVec>(pre, q, qn, N, Pn, Rr, kn, kpe, n, h, t0, i0, j0 + kSrStep);
     if (kk == kSrStep) {
-#pragma unroll
+#pragma unroll 2
       for (int j = 0; j < kSrStep; j += 4) {
         float4 qa[4], kb[4];
 #pragma unroll
@@ -568,6 +606,7 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
     hi[k] = end_of(k);
     hi_max = hi[k] > hi_max ? hi[k] : hi_max;
   }
+#pragma unroll 4
   for (int e = threadIdx.x; e < kKeyTile * kExTok; e += blockDim.x) {
     const int k = e % kExTok;
     const std::int64_t i = lo + e / kExTok;
@@ -592,24 +631,34 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   mla::ExactWin acc[kExTok];
 #pragma unroll
   for (int k = 0; k < kExTok; ++k) acc[k].clear();
+  std::int64_t hi_min = hi_max;  // keys below it count for every token of the tile
+#pragma unroll
+  for (int k = 0; k < kExTok; ++k) hi_min = hi[k] < hi_min ? hi[k] : hi_min;
+  // v two keys ahead (its load latency behind the current key's terms).
+  auto v_at = [&](std::int64_t i) { return i < hi_max ? v[(i * N + h) * Vd + d] : 0.0f; };
+  float va = v_at(lo), vb = v_at(lo + 1);
   for (std::int64_t i = lo; i < hi_max; ++i) {
     const int r = static_cast<int>(i - lo);
+    const float vcur = va;
+    va = vb;
+    vb = v_at(i + 2);
     bool vneg = false;
     std::uint64_t vm = 0;
     int ve = 0;
-    const bool vfin = ExactAcc::decompose(v[(i * N + h) * Vd + d], vneg, vm, ve);
-    const bool vshort = (vm & 0xffffu) == 0u;
+    const bool vfin = ExactAcc::decompose(vcur, vneg, vm, ve);
+    const bool vshort = vfin && (vm & 0xffffu) == 0u;
     const std::uint32_t vm8 = static_cast<std::uint32_t>(vm >> 16);
+    const bool every = i < hi_min;
 #pragma unroll
     for (int k = 0; k < kExTok; ++k)
-      if (i < hi[k]) {
+      if (every || i < hi[k]) {
         const std::uint32_t w = pm[r][k];
         const int e = pe[r][k];
         const bool neg = ((w >> 31) != 0u) != vneg;
-        if (!vfin || e == kNonFiniteP)
-          acc[k].add_nonfinite();
-        else if (vshort)
+        if (vshort && e != kNonFiniteP)
           acc[k].add_short(neg, (w & 0x7fffffffu) * vm8, e + ve + 16);
+        else if (!vfin || e == kNonFiniteP)
+          acc[k].add_nonfinite();
         else
           acc[k].add_scaled(neg, static_cast<std::uint64_t>(w & 0x7fffffffu) * vm, e + ve);
       }
@@ -886,8 +935,14 @@ void launch_scores(const float* q, int qn, int N, int Pn, int Rr, const float* k
   if (scores_kernel_choice() == ScoresKernel::reg4x4) {
     const dim3 grid(static_cast<unsigned>(N * ((n + kSrKeys - 1) / kSrKeys)),
                     static_cast<unsigned>((qn + kSrTok - 1) / kSrTok));
-    CP_LAUNCH(scores_reg_kernel, grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store, key0,
-              mx_key);
+    // 16-byte loads when k_nope, k_pe and the pointers allow (Pn, Rr multiples of 4, aligned).
+    auto aligned = [](const float* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0u; };
+    if (Pn % 4 == 0 && Rr % 4 == 0 && aligned(q) && aligned(kn) && aligned(kpe))
+      CP_LAUNCH(scores_reg_kernel<true>, grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store,
+                key0, mx_key);
+    else
+      CP_LAUNCH(scores_reg_kernel<false>, grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store,
+                key0, mx_key);
     return;
   }
   if (Pn + Rr > kScMaxQk) {

@@ -169,8 +169,10 @@ struct ExactWin {
       const bool top = d >= 0;
       const std::uint64_t x = static_cast<std::uint64_t>(mant) << (top ? d : d + kWinBits);
       const std::uint64_t sx = neg ? std::uint64_t{0} - x : x;
-      w0 += top ? sx : std::uint64_t{0};
-      w1 += top ? std::uint64_t{0} : sx;
+      if (top)
+        w0 += sx;
+      else
+        w1 += sx;
       ++wcount;
     } else {
       bins.add_scaled(neg, mant, e2);
