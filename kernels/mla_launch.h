@@ -64,7 +64,7 @@ void launch_up_project_fast(const std::uint16_t* rows, std::int64_t n, int L, in
                             const std::uint16_t* wb, float* out, float* kpe);
 
 // Which scores + max kernel launch_scores runs: `reg4x4` (16 tokens x 128 keys per block, a
-// 4 x 4 register tile per thread, q.k staged in steps of 32) unless CHUNKPROOF_GPU_SCORES=tiled32
+// 4 x 4 register tile per thread, q.k staged in steps of 16) unless CHUNKPROOF_GPU_SCORES=tiled32
 // selects the previous one (16 tokens x 32 keys, 2 scores per thread). Same bits either way.
 enum class ScoresKernel { reg4x4, tiled32 };
 ScoresKernel scores_kernel_choice();

@@ -434,11 +434,11 @@ constexpr int kSrTok = 16;
 constexpr int kSrKeyGroups = 32;
 constexpr int kSrKeys = 4 * kSrKeyGroups;
 constexpr int kSrThreads = kSrTok / 4 * kSrKeyGroups;
-constexpr int kSrStep = 32;
-constexpr int kSrLd = kSrStep + 4;  // 16-byte aligned rows; row r starts at bank 4 r mod 32
+constexpr int kSrStep = 16;
+constexpr int kSrLd = kSrStep + 4;  // 16-byte aligned rows; 8 consecutive rows start at 8 distinct 4-bank groups
 
-constexpr int kSrSlots = (kSrTok + kSrKeys) * (kSrStep / 4) / kSrThreads;  // 4-float groups per thread
-static_assert((kSrTok + kSrKeys) * (kSrStep / 4) % kSrThreads == 0, "whole slots per thread");
+constexpr int kSrGroups = (kSrTok + kSrKeys) * (kSrStep / 4);        // 4-float groups of a step
+constexpr int kSrSlots = (kSrGroups + kSrThreads - 1) / kSrThreads;  // per thread (the last one partial)
 
 // Load q.k columns [j0, j0 + kSrStep) of the token and key tiles into registers (zeros past
 // the tile's and the row's ends): slot m of a thread is row e / (kSrStep / 4), columns
@@ -452,6 +452,7 @@ __device__ void scores_load(float4 (&pre)[kSrSlots], const float* q, int qn, int
 #pragma unroll
   for (int m = 0; m < kSrSlots; ++m) {
     const int e = static_cast<int>(threadIdx.x) + m * kSrThreads;
+    if (e >= kSrGroups) break;
     const int r = e / (kSrStep / 4), j = j0 + (e % (kSrStep / 4)) * 4;
     const bool is_q = r < kSrTok;
     const std::int64_t i = i0 + (r - kSrTok);
@@ -459,7 +460,7 @@ __device__ void scores_load(float4 (&pre)[kSrSlots], const float* q, int qn, int
     if (kVec) {  // j < qk: the 4 elements lie in k_nope or in k_pe (Pn, Rr multiples of 4)
       float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       if (row_ok && j < qk)
-        x = *reinterpret_cast<const float4*>(is_q  ? q + (static_cast<std::int64_t>(t0 + r) * N + h) * qk + j
+        x = *reinterpret_cast<const float4*>(is_q     ? q + (static_cast<std::int64_t>(t0 + r) * N + h) * qk + j
                                              : j < Pn ? kn + (i * N + h) * Pn + j
                                                       : kpe + i * Rr + (j - Pn));
       pre[m] = x;
@@ -482,6 +483,7 @@ __device__ void scores_store(const float4 (&pre)[kSrSlots], float (*qs)[kSrLd], 
 #pragma unroll
   for (int m = 0; m < kSrSlots; ++m) {
     const int e = static_cast<int>(threadIdx.x) + m * kSrThreads;
+    if (e >= kSrGroups) break;
     const int r = e / (kSrStep / 4), c = (e % (kSrStep / 4)) * 4;
     float* dst = r < kSrTok ? &qs[r][c] : &ks[r - kSrTok][c];
     *reinterpret_cast<float4*>(dst) = pre[m];
