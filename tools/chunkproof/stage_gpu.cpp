@@ -102,11 +102,13 @@ int check_gpu(const GpuCheckOptions& o) {
 constexpr const char* kBenchDescription =
     R"(Times the GPU pipeline per stage with device events, for the exact path and the vLLM-style
 path separately: W warm-up runs (default 1), then N timed runs (default 5, at least 5); prints
-the median and the spread (min..max) per stage and in total, against two ceilings measured in
-the same run (a 2 GiB device-to-device copy: bytes read + written per second; an fp32 FMA
-loop: 2 flops per FMA; for the up-projections, whose multiply and add the contract keeps
-apart, the same loop with an unfused multiply + add), the fraction of its ceiling each stage reaches (median time), and
-exact / vLLM-style. Default case: DeepSeek-V3 dims (128 heads, 512/64/128/128), 4 prefills of
+the median and the spread (min..max) per stage and in total, against ceilings measured in the
+same run (a 2 GiB device-to-device copy: bytes read + written per second; an fp32 FMA loop: 2
+flops per FMA; for the up-projections and the scores, whose multiply and add the contract keeps
+apart, the same loop with an unfused multiply + add; for the exact accumulation, a register-only
+loop of its per-term integer work, mla::ExactWin::add_short: terms per second), the fraction of
+its ceiling each stage reaches (median time), and exact / vLLM-style. --mode fast: the
+up-projections on the bf16 matrix units (their ceiling is not measured). Default case: DeepSeek-V3 dims (128 heads, 512/64/128/128), 4 prefills of
 64K context and 16 new tokens each, a 64K workspace:
   version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 dims=deepseek-v3
   ctx=65536,65536,65536,65536 q=16,16,16,16
