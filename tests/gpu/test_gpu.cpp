@@ -51,9 +51,7 @@ TEST(GpuCheck, FastModeChunkedEqualsUnchunkedAndWithinBound) {
     const cp::Case c =
         cp::mla::random_case(cp::Version::v6_current, i % 2 ? cp::Platform::rocm : cp::Platform::cuda, 4, i);
     const auto r = cp::gpu::check_one(c, true, 0, true);
-    EXPECT_TRUE(r.agree) << r.line
-                         << "
-        case : " << cp::print_case(c);
+    EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
   }
 }
 
