@@ -490,8 +490,8 @@ __device__ void scores_store(const float4 (&pre)[kSrSlots], float (*qs)[kSrLd], 
   }
 }
 
-template <bool kVec>
-__global__ void __launch_bounds__(kSrThreads, 4)
+template <bool kVec, int kMinBlocks>
+__global__ void __launch_bounds__(kSrThreads, kMinBlocks)
     scores_reg_kernel(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe, std::int64_t n,
                       bool causal, float scale, float* store, std::int64_t key0, std::uint32_t* mx_key) {
   alignas(16) __shared__ float qs[kSrTok][kSrLd];
@@ -939,12 +939,25 @@ void launch_scores(const float* q, int qn, int N, int Pn, int Rr, const float* k
                     static_cast<unsigned>((qn + kSrTok - 1) / kSrTok));
     // 16-byte loads when k_nope, k_pe and the pointers allow (Pn, Rr multiples of 4, aligned).
     auto aligned = [](const float* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0u; };
-    if (Pn % 4 == 0 && Rr % 4 == 0 && aligned(q) && aligned(kn) && aligned(kpe))
-      CP_LAUNCH(scores_reg_kernel<true>, grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store,
-                key0, mx_key);
+    const bool vec = Pn % 4 == 0 && Rr % 4 == 0 && aligned(q) && aligned(kn) && aligned(kpe);
+    // Blocks per SM the registers are sized for (CHUNKPROOF_GPU_SCORES_BLOCKS=5|6: fewer registers,
+    // a few spills, more warps; for A/B timing): same code, same bits.
+    static const int blocks = [] {
+      const char* e = std::getenv("CHUNKPROOF_GPU_SCORES_BLOCKS");
+      return e != nullptr ? std::atoi(e) : 4;
+    }();
+    if (vec && blocks == 5)
+      CP_LAUNCH((scores_reg_kernel<true, 5>), grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale,
+                store, key0, mx_key);
+    else if (vec && blocks == 6)
+      CP_LAUNCH((scores_reg_kernel<true, 6>), grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale,
+                store, key0, mx_key);
+    else if (vec)
+      CP_LAUNCH((scores_reg_kernel<true, 4>), grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale,
+                store, key0, mx_key);
     else
-      CP_LAUNCH(scores_reg_kernel<false>, grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store,
-                key0, mx_key);
+      CP_LAUNCH((scores_reg_kernel<false, 4>), grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale,
+                store, key0, mx_key);
     return;
   }
   if (Pn + Rr > kScMaxQk) {

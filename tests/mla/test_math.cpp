@@ -359,7 +359,8 @@ TEST(MlaExactWin, SameAccumulatorAsExactAcc) {
         std::uint32_t m = static_cast<std::uint32_t>(r >> 24);
         if (kind == 2) m = 0u;
         if (kind == 3) m = 0xffffffffu;
-        if (kind >= 8) m = ((m & 0xffffffu) | 0x800000u) * (((r >> 56) & 0x7fu) | 0x80u);  // 24 x 8 bits
+        if (kind >= 8)  // 24 x 8 bits, as m_p * (m_v >> 16) in the GPU kernel
+          m = ((m & 0xffffffu) | 0x800000u) * ((static_cast<std::uint32_t>(r >> 56) & 0x7fu) | 0x80u);
         a.add_scaled(neg, m, e2);
         w.add_short(neg, m, e2);
       }
