@@ -73,6 +73,13 @@ log() { echo "== $* ($(date +%T))"; }
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
       "$B" bench --device gpu --reps 5 --warmup 0 2>&1 | grep -vE '^\| |^ *$' | grep -E '==PROF==|Kernel|kernel|Throughput|Duration|Occupancy|Stall|Warp Cycles|Issued|Eligible|Registers|Block Limit|Memory|L1|L2|DRAM|SM Busy|Executed|One or More|No Eligible|smsp' | head -120
   fi
+  if has blocks; then
+    for b in 5 6; do
+      log "CHUNKPROOF_GPU_SCORES_BLOCKS=$b: 300 random cases bit for bit, then the bench"
+      CHUNKPROOF_GPU_SCORES_BLOCKS=$b timeout 150 "$B" check --device gpu --random 300 --seed 1 --quiet | tail -n 1
+      CHUNKPROOF_GPU_SCORES_BLOCKS=$b timeout 200 "$B" bench --device gpu --reps 5 | grep -E 'scores|total|exact /'
+    done
+  fi
   if has ab; then
     log "bench --device gpu --reps 5 with CHUNKPROOF_GPU_SCORES=tiled32 (the previous scores kernel)"
     CHUNKPROOF_GPU_SCORES=tiled32 timeout 200 "$B" bench --device gpu --reps 5 |
