@@ -111,6 +111,15 @@ namespace cp::gpu {
 #endif
 #endif
 
+// Launch bounds with a minimum of resident blocks per multiprocessor (register budget) on NVIDIA;
+// HIP reads the second argument as waves per execution unit (a different budget, an error when
+// it cannot be met), so there only the thread count is given.
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+#define CP_LAUNCH_BOUNDS_MIN_BLOCKS(threads, blocks) __launch_bounds__(threads)
+#else
+#define CP_LAUNCH_BOUNDS_MIN_BLOCKS(threads, blocks) __launch_bounds__(threads, blocks)
+#endif
+
 // ---- behaviour wrappers (device side) ----
 
 // Wave (warp) size, by function: never a literal. warpSize is a device-side builtin on both.

@@ -491,7 +491,7 @@ __device__ void scores_store(const float4 (&pre)[kSrSlots], float (*qs)[kSrLd], 
 }
 
 template <bool kVec, int kMinBlocks>
-__global__ void __launch_bounds__(kSrThreads, kMinBlocks)
+__global__ void CP_LAUNCH_BOUNDS_MIN_BLOCKS(kSrThreads, kMinBlocks)
     scores_reg_kernel(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe, std::int64_t n,
                       bool causal, float scale, float* store, std::int64_t key0, std::uint32_t* mx_key) {
   alignas(16) __shared__ float qs[kSrTok][kSrLd];
