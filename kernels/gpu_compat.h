@@ -99,6 +99,27 @@ namespace cp::gpu {
     CP_GPU_CHECK(hipGetLastError());                             \
   } while (0)
 
+// bf16 matrix units for `--mode fast` (the up-projection as bf16 MMA with fp32 accumulation).
+// NVIDIA: wmma (tensor cores, sm_80 and later: CP_DEVICE_BF16_MMA in the device pass). AMD:
+// not wired up (MFMA would go here); launch_up_project_fast then says so.
+#if defined(__CUDACC__) && !(defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__))
+#include <cuda_bf16.h>
+#include <mma.h>
+#define CP_BF16_MMA_BACKEND "wmma bf16 (NVIDIA tensor cores)"
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define CP_DEVICE_BF16_MMA 1
+#endif
+#endif
+
+// Launch bounds with a minimum of resident blocks per multiprocessor (register budget) on NVIDIA;
+// HIP reads the second argument as waves per execution unit (a different budget, an error when
+// it cannot be met), so there only the thread count is given.
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+#define CP_LAUNCH_BOUNDS_MIN_BLOCKS(threads, blocks) __launch_bounds__(threads)
+#else
+#define CP_LAUNCH_BOUNDS_MIN_BLOCKS(threads, blocks) __launch_bounds__(threads, blocks)
+#endif
+
 // ---- behaviour wrappers (device side) ----
 
 // Wave (warp) size, by function: never a literal. warpSize is a device-side builtin on both.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "reference/mla/math/exact_accumulator.h"
 
@@ -54,6 +55,19 @@ UpKernel up_project_kernel_choice();
 void launch_up_project(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int N, int cols, const float* w,
                        float* out, float* kpe);
 
+// `--mode fast` (issue 15 part 4): the up-projection on the bf16 matrix units, fp32
+// accumulation, bf16-rounded output; W as bf16 bits (wb, [L][N*cols]). Same on every
+// chunking (chunked == unchunked on one device), not the CPU's bits. fast_mode_supported says
+// whether this build and GPU have it (why: the backend, or the reason it is not supported).
+bool fast_mode_supported(std::string& why);
+void launch_up_project_fast(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int N, int cols,
+                            const std::uint16_t* wb, float* out, float* kpe);
+
+// Which scores + max kernel launch_scores runs: `reg4x4` (16 tokens x 128 keys per block, a
+// 4 x 4 register tile per thread, q.k staged in steps of 16) unless CHUNKPROOF_GPU_SCORES=tiled32
+// selects the previous one (16 tokens x 32 keys, 2 scores per thread). Same bits either way.
+enum class ScoresKernel { reg4x4, tiled32 };
+ScoresKernel scores_kernel_choice();
 // Scores of one request's qn tokens against rows [0, n): store[(key0 + i)*qn*N + t*N + h] =
 // mul_rn(dot_concat(q[t][h], kn[i][h], Pn, kpe[i], Rr), scale), causal: t >= i only.
 // Updates mx_key[t*N + h] (ordered-integer image of the running max).

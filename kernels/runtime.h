@@ -113,11 +113,12 @@ class Timer {
   void* b_ = nullptr;
 };
 
-// The two ceilings the benchmark compares every stage against, measured in the same run.
+// The ceilings the benchmark compares every stage against, measured in the same run.
 struct Ceilings {
   double copy_bytes_per_s = 0;          // device-to-device copy: bytes read + bytes written per second
   double fp32_flops_per_s = 0;          // dependent-chain-free fp32 FMA loop: 2 flops per FMA
   double fp32_mul_add_flops_per_s = 0;  // the same loop with an unfused mul + add (dot_step): 2 flops per pair
+  double exact_terms_per_s = 0;         // the exact accumulation's per-term integer work in registers (ExactWin)
   std::size_t copy_bytes = 0;           // buffer size used for the copy
 };
 Ceilings measure_ceilings(std::size_t copy_bytes = std::size_t{2} << 30);

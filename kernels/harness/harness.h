@@ -19,7 +19,10 @@ struct CheckOutcome {
 // with `poison_twice` a second run without poisoning must give the same bits.
 // sample_heads > 0: the CPU reference covers that many heads (sampled verification); the GPU
 // still compares chunked vs unchunked on every element.
-CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads = 0);
+// fast (--mode fast, docs/gpu.md): the up-projections on the bf16 matrix units; (a) stays bit
+// for bit, the CPU's verdict must match in kind (differing or not, overflow), and (b)/(c) are
+// compared within the stated bound (fast_bound_ok) instead of bit for bit.
+CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads = 0, bool fast = false);
 
 // The reference outputs of an export (docs/export.md) from the GPU exact path, every head, cross-
 // checked like `check --device gpu --sample-heads K`: the CPU runs both of its paths for K heads

@@ -124,6 +124,13 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
   DeviceBuffer<std::int64_t> bt_dev(bt), bt_off_dev(bt_off), bt_len_dev(bt_len);
   CacheView cv{shard_dev.data(), bt_dev.data(), bt_off_dev.data(), bt_len_dev.data(), in.B, in.W, in.I, R, in.seed};
   DeviceBuffer<float> w_uk(in.w_uk), w_uv(in.w_uv);
+  // --mode fast: W as bf16 bits for the matrix units (exact: the weights are bf16 values).
+  auto bf16_bits = [&](const std::vector<float>& w) {
+    std::vector<std::uint16_t> b(o.fast ? w.size() : 0);
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = mla::float_to_bf16(w[i]);
+    return b;
+  };
+  DeviceBuffer<std::uint16_t> w_uk_b(bf16_bits(in.w_uk)), w_uv_b(bf16_bits(in.w_uv));
 
   // Works, one per prefill, in prefill order.
   std::vector<Work> works(plan.prefills.size());
@@ -304,7 +311,10 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
         kn.poison();
         kpe.poison();
       }
-      launch_up_project(ws.data(), rows, s.L, Rr, N, Pn, w_uk.data(), kn.data(), kpe.data());
+      if (o.fast)
+        launch_up_project_fast(ws.data(), rows, s.L, Rr, N, Pn, w_uk_b.data(), kn.data(), kpe.data());
+      else
+        launch_up_project(ws.data(), rows, s.L, Rr, N, Pn, w_uk.data(), kn.data(), kpe.data());
       digest(Step::up_project, -1,
              {{kn.data(), static_cast<std::size_t>(rows) * N * Pn * sizeof(float)},
               {kpe.data(), static_cast<std::size_t>(rows) * Rr * sizeof(float)}});
@@ -312,7 +322,10 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
       st.begin("up-project V");
       ensure(v, static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * N * Vd);
       if (o.poison) v.poison();
-      launch_up_project(ws.data(), rows, s.L, Rr, N, Vd, w_uv.data(), v.data(), nullptr);
+      if (o.fast)
+        launch_up_project_fast(ws.data(), rows, s.L, Rr, N, Vd, w_uv_b.data(), v.data(), nullptr);
+      else
+        launch_up_project(ws.data(), rows, s.L, Rr, N, Vd, w_uv.data(), v.data(), nullptr);
       digest(Step::up_project, -1, {{v.data(), static_cast<std::size_t>(rows) * N * Vd * sizeof(float)}});
     }
     st.end();

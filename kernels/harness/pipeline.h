@@ -45,6 +45,9 @@ struct PipelineOptions {
   bool time_stages = false;
   bool poison = true;    // poison every stage output before its kernel
   bool digests = false;  // record StageDigest per chunk and step (costs a download each)
+  // --mode fast (issue 15 part 4): the up-projections on the bf16 matrix units (fp32
+  // accumulation, fixed tiling: chunked == unchunked on one device; not the CPU's bits).
+  bool fast = false;
   // For export (docs/export.md): keep every plan entry's vLLM-style partial (chunked runs with
   // vllm), and the exact path's natural-log LSE per [token][head], computed on the host from the
   // downloaded row max and exact denominator with the CPU reference's formula.

@@ -217,6 +217,106 @@ __global__ void __launch_bounds__(kTThreads)
   }
 }
 
+#if defined(CP_BF16_MMA_BACKEND)
+// Up-projection for `--mode fast` (issue 15 part 4): bf16 x bf16 products accumulated in fp32 by
+// the matrix units (wmma 16 x 16 x 16), then rounded to bf16 like every up-projection. A block
+// computes a kFm x kFn output tile with kFWarps warps (4 x 2, each 32 rows x 64 columns = 2 x 4
+// fragments); the L loop runs in steps of kFk (x and W staged in shared memory, zero past the
+// ends), two MMA steps each, in order l = 0, 16, 32, ... So an output's arithmetic is the same
+// sequence of MMAs on its own row of x and column of W wherever the row sits in the workspace:
+// fixed by L, not by how the context was chunked (chunked == unchunked on one device). It is
+// not the CPU's sequential fp32 chain (the matrix units' summation order and internal rounding
+// are their own), so CPU == GPU does not hold in this mode (docs/gpu.md: the stated bound).
+constexpr int kFm = 128, kFn = 128, kFk = 32, kFWarps = 8;
+constexpr int kFxLd = kFk + 8, kFwLd = kFn + 8;  // 16-bit elements; rows stay 32-byte aligned
+__device__ void mma_stage(std::uint16_t (*xs)[kFxLd], std::uint16_t (*ws)[kFwLd], const std::uint16_t* rows,
+                          std::int64_t n, int L, int rowlen, int width, const std::uint16_t* wb, std::int64_t i0,
+                          int j0, int l0, bool vec) {
+  const int tid = static_cast<int>(threadIdx.x), nthr = static_cast<int>(blockDim.x);
+  if (vec) {  // 8 elements (16 bytes) per load; L, rowlen, width multiples of 8, pointers aligned
+    for (int e = tid; e < kFm * kFk / 8; e += nthr) {
+      const int r = e / (kFk / 8), c8 = (e % (kFk / 8)) * 8;
+      uint4 x = make_uint4(0u, 0u, 0u, 0u);
+      if (i0 + r < n && l0 + c8 < L) x = *reinterpret_cast<const uint4*>(rows + (i0 + r) * rowlen + l0 + c8);
+      *reinterpret_cast<uint4*>(&xs[r][c8]) = x;
+    }
+    for (int e = tid; e < kFk * kFn / 8; e += nthr) {
+      const int l = e / (kFn / 8), c8 = (e % (kFn / 8)) * 8;
+      uint4 x = make_uint4(0u, 0u, 0u, 0u);
+      if (l0 + l < L && j0 + c8 < width)
+        x = *reinterpret_cast<const uint4*>(wb + static_cast<std::int64_t>(l0 + l) * width + j0 + c8);
+      *reinterpret_cast<uint4*>(&ws[l][c8]) = x;
+    }
+    return;
+  }
+  for (int e = tid; e < kFm * kFk; e += nthr) {
+    const int r = e / kFk, l = e % kFk;
+    xs[r][l] = (i0 + r < n && l0 + l < L) ? rows[(i0 + r) * rowlen + l0 + l] : std::uint16_t{0};
+  }
+  for (int e = tid; e < kFk * kFn; e += nthr) {
+    const int l = e / kFn, c = e % kFn;
+    ws[l][c] =
+        (l0 + l < L && j0 + c < width) ? wb[static_cast<std::int64_t>(l0 + l) * width + j0 + c] : std::uint16_t{0};
+  }
+}
+
+__global__ void up_project_mma_kernel(const std::uint16_t* rows, std::int64_t n, int L, int rowlen, int width,
+                                      const std::uint16_t* wb, float* out, bool vec) {
+#if defined(CP_DEVICE_BF16_MMA)
+  namespace wm = nvcuda::wmma;
+  alignas(32) __shared__ std::uint16_t xs[kFm][kFxLd];
+  alignas(32) __shared__ std::uint16_t ws[kFk][kFwLd];
+  alignas(32) __shared__ float cs[kFWarps][16 * 16];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / cp_wave_size(), lane = tid % cp_wave_size();
+  const int wr = warp / 2, wc = warp % 2;
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.y) * kFm;
+  const int j0 = static_cast<int>(blockIdx.x) * kFn;
+  wm::fragment<wm::accumulator, 16, 16, 16, float> acc[2][4];
+#pragma unroll
+  for (int a = 0; a < 2; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) wm::fill_fragment(acc[a][b], 0.0f);
+  for (int l0 = 0; l0 < L; l0 += kFk) {
+    mma_stage(xs, ws, rows, n, L, rowlen, width, wb, i0, j0, l0, vec);
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < kFk; kk += 16) {
+      wm::fragment<wm::matrix_a, 16, 16, 16, __nv_bfloat16, wm::row_major> fa[2];
+      wm::fragment<wm::matrix_b, 16, 16, 16, __nv_bfloat16, wm::row_major> fb[4];
+#pragma unroll
+      for (int a = 0; a < 2; ++a)
+        wm::load_matrix_sync(fa[a], reinterpret_cast<const __nv_bfloat16*>(&xs[wr * 32 + a * 16][kk]), kFxLd);
+#pragma unroll
+      for (int b = 0; b < 4; ++b)
+        wm::load_matrix_sync(fb[b], reinterpret_cast<const __nv_bfloat16*>(&ws[kk][wc * 64 + b * 16]), kFwLd);
+#pragma unroll
+      for (int a = 0; a < 2; ++a)
+#pragma unroll
+        for (int b = 0; b < 4; ++b) wm::mma_sync(acc[a][b], fa[a], fb[b], acc[a][b]);
+    }
+    __syncthreads();
+  }
+  float* c = cs[warp];
+#pragma unroll
+  for (int a = 0; a < 2; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      wm::store_matrix_sync(c, acc[a][b], 16, wm::mem_row_major);
+      __syncwarp();
+      for (int e = lane; e < 16 * 16; e += cp_wave_size()) {
+        const std::int64_t i = i0 + wr * 32 + a * 16 + e / 16;
+        const int j = j0 + wc * 64 + b * 16 + e % 16;
+        if (i < n && j < width) out[i * width + j] = mla::round_to_bf16(c[e]);
+      }
+      __syncwarp();
+    }
+#else
+  __trap();  // the host launches this kernel only on sm_80 and later (launch_up_project_fast)
+#endif
+}
+#endif  // CP_BF16_MMA_BACKEND
+
 __global__ void kpe_kernel(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int rowlen, float* kpe) {
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= n * Rr) return;
@@ -317,6 +417,154 @@ __global__ void __launch_bounds__(kScThreads)
   if (static_cast<int>(threadIdx.x) < nt) cp_atomic_max_u32(mx_key + (t0 + threadIdx.x) * N + h, mxs[threadIdx.x]);
 }
 
+// Scores, register-tiled (issue 15): one block of kSrThreads threads per (head, tile of kSrKeys
+// keys, tile of kSrTok tokens); each thread a 4 x 4 register tile: tokens tg*4 + 0..3 and keys
+// kg + kSrKeyGroups * 0..3 (tg = tid / kSrKeyGroups, kg = tid % kSrKeyGroups). The q.k loop
+// runs in steps of kSrStep: the step's q rows and concatenated [k_nope, k_pe] rows are staged in
+// shared memory in their global layout ([row][j], rows padded to kSrLd: the staging stores and
+// the 16-byte k loads of consecutive key groups are conflict-free, the q loads broadcast), then
+// every thread runs acc = dot_step(acc, q[t][j], k[i][j]) for j = j0 .. j0 + kSrStep - 1 in
+// order; the next step's values are loaded into registers (16-byte loads where the layout
+// allows) before the current step's arithmetic, so their latency is hidden. Each score
+// therefore keeps dot_concat's order (acc = +0, j = 0..qk-1, k_nope before
+// k_pe, mul then add, never fused): the CPU's bits. The max: each thread's own maximum per
+// token, then the block's (shared, order-preserving integer image), then one global atomic per
+// (token, head) and block: a max is order-free.
+constexpr int kSrTok = 16;
+constexpr int kSrKeyGroups = 32;
+constexpr int kSrKeys = 4 * kSrKeyGroups;
+constexpr int kSrThreads = kSrTok / 4 * kSrKeyGroups;
+constexpr int kSrStep = 16;
+constexpr int kSrLd = kSrStep + 4;  // 16-byte aligned rows; 8 consecutive rows start at 8 distinct 4-bank groups
+
+constexpr int kSrGroups = (kSrTok + kSrKeys) * (kSrStep / 4);        // 4-float groups of a step
+constexpr int kSrSlots = (kSrGroups + kSrThreads - 1) / kSrThreads;  // per thread (the last one partial)
+
+// Load q.k columns [j0, j0 + kSrStep) of the token and key tiles into registers (zeros past
+// the tile's and the row's ends): slot m of a thread is row e / (kSrStep / 4), columns
+// 4 (e % (kSrStep / 4)) + 0..3, e = tid + m kSrThreads. `vec`: 16-byte loads (Pn, Rr multiples
+// of 4, pointers aligned: kVec), else one element at a time. The loads of the next step are issued
+// before the current step's arithmetic (scores_reg_kernel), so their latency is hidden.
+template <bool kVec>
+__device__ void scores_load(float4 (&pre)[kSrSlots], const float* q, int qn, int N, int Pn, int Rr, const float* kn,
+                            const float* kpe, std::int64_t n, int h, int t0, std::int64_t i0, int j0) {
+  const int qk = Pn + Rr;
+#pragma unroll
+  for (int m = 0; m < kSrSlots; ++m) {
+    const int e = static_cast<int>(threadIdx.x) + m * kSrThreads;
+    if (e >= kSrGroups) break;
+    const int r = e / (kSrStep / 4), j = j0 + (e % (kSrStep / 4)) * 4;
+    const bool is_q = r < kSrTok;
+    const std::int64_t i = i0 + (r - kSrTok);
+    const bool row_ok = is_q ? t0 + r < qn : i < n;
+    if (kVec) {  // j < qk: the 4 elements lie in k_nope or in k_pe (Pn, Rr multiples of 4)
+      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (row_ok && j < qk)
+        x = *reinterpret_cast<const float4*>(is_q     ? q + (static_cast<std::int64_t>(t0 + r) * N + h) * qk + j
+                                             : j < Pn ? kn + (i * N + h) * Pn + j
+                                                      : kpe + i * Rr + (j - Pn));
+      pre[m] = x;
+      continue;
+    }
+    float x[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int jc = j + c;
+      if (!row_ok || jc >= qk) continue;
+      x[c] = is_q      ? q[(static_cast<std::int64_t>(t0 + r) * N + h) * qk + jc]
+             : jc < Pn ? kn[(i * N + h) * Pn + jc]
+                       : kpe[i * Rr + (jc - Pn)];
+    }
+    pre[m] = make_float4(x[0], x[1], x[2], x[3]);
+  }
+}
+
+__device__ void scores_store(const float4 (&pre)[kSrSlots], float (*qs)[kSrLd], float (*ks)[kSrLd]) {
+#pragma unroll
+  for (int m = 0; m < kSrSlots; ++m) {
+    const int e = static_cast<int>(threadIdx.x) + m * kSrThreads;
+    if (e >= kSrGroups) break;
+    const int r = e / (kSrStep / 4), c = (e % (kSrStep / 4)) * 4;
+    float* dst = r < kSrTok ? &qs[r][c] : &ks[r - kSrTok][c];
+    *reinterpret_cast<float4*>(dst) = pre[m];
+  }
+}
+
+template <bool kVec, int kMinBlocks>
+__global__ void CP_LAUNCH_BOUNDS_MIN_BLOCKS(kSrThreads, kMinBlocks)
+    scores_reg_kernel(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe, std::int64_t n,
+                      bool causal, float scale, float* store, std::int64_t key0, std::uint32_t* mx_key) {
+  alignas(16) __shared__ float qs[kSrTok][kSrLd];
+  alignas(16) __shared__ float ks[kSrKeys][kSrLd];
+  __shared__ std::uint32_t mxs[kSrTok];
+  const int qk = Pn + Rr;
+  const int h = static_cast<int>(blockIdx.x % static_cast<unsigned>(N));
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.x / static_cast<unsigned>(N)) * kSrKeys;
+  const int t0 = static_cast<int>(blockIdx.y) * kSrTok;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tg = tid / kSrKeyGroups, kg = tid % kSrKeyGroups;
+  if (tid < kSrTok) mxs[tid] = 0u;
+  float acc[4][4];
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) acc[a][b] = 0.0f;
+  float4 pre[kSrSlots];
+  scores_load<kVec>(pre, q, qn, N, Pn, Rr, kn, kpe, n, h, t0, i0, 0);
+  for (int j0 = 0; j0 < qk; j0 += kSrStep) {
+    const int kk = min(kSrStep, qk - j0);
+    scores_store(pre, qs, ks);
+    __syncthreads();
+    if (j0 + kSrStep < qk) scores_load<kVec>(pre, q, qn, N, Pn, Rr, kn, kpe, n, h, t0, i0, j0 + kSrStep);
+    if (kk == kSrStep) {
+#pragma unroll 2
+      for (int j = 0; j < kSrStep; j += 4) {
+        float4 qa[4], kb[4];
+#pragma unroll
+        for (int a = 0; a < 4; ++a) qa[a] = *reinterpret_cast<const float4*>(&qs[tg * 4 + a][j]);
+#pragma unroll
+        for (int b = 0; b < 4; ++b) kb[b] = *reinterpret_cast<const float4*>(&ks[kg + b * kSrKeyGroups][j]);
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+          for (int b = 0; b < 4; ++b) {
+            acc[a][b] = mla::dot_step(acc[a][b], qa[a].x, kb[b].x);
+            acc[a][b] = mla::dot_step(acc[a][b], qa[a].y, kb[b].y);
+            acc[a][b] = mla::dot_step(acc[a][b], qa[a].z, kb[b].z);
+            acc[a][b] = mla::dot_step(acc[a][b], qa[a].w, kb[b].w);
+          }
+      }
+    } else {  // the last, partial step: exactly qk terms per score, no padding terms
+      for (int j = 0; j < kk; ++j)
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+          for (int b = 0; b < 4; ++b)
+            acc[a][b] = mla::dot_step(acc[a][b], qs[tg * 4 + a][j], ks[kg + b * kSrKeyGroups][j]);
+    }
+    __syncthreads();
+  }
+  const std::int64_t per_row = static_cast<std::int64_t>(qn) * N;
+#pragma unroll
+  for (int a = 0; a < 4; ++a) {
+    const int t = t0 + tg * 4 + a;
+    if (t >= qn) continue;
+    std::uint32_t mine = 0u;
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      const std::int64_t i = i0 + kg + b * kSrKeyGroups;
+      if (i >= n || (causal && t < i)) continue;
+      const float sc = mla::mul_rn(acc[a][b], scale);
+      store[(key0 + i) * per_row + static_cast<std::int64_t>(t) * N + h] = sc;
+      const std::uint32_t o = ordered(sc);
+      mine = o > mine ? o : mine;
+    }
+    if (mine != 0u) cp_atomic_max_u32(&mxs[tg * 4 + a], mine);
+  }
+  __syncthreads();
+  if (tid < kSrTok && t0 + tid < qn) cp_atomic_max_u32(mx_key + (t0 + tid) * N + h, mxs[tid]);
+}
+
 __global__ void decode_max_kernel(const std::uint32_t* k, std::int64_t count, float* mx) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < count) mx[i] = k[i] == 0u ? mla::neg_inf() : unordered(k[i]);
@@ -360,6 +608,7 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
     hi[k] = end_of(k);
     hi_max = hi[k] > hi_max ? hi[k] : hi_max;
   }
+#pragma unroll 4
   for (int e = threadIdx.x; e < kKeyTile * kExTok; e += blockDim.x) {
     const int k = e % kExTok;
     const std::int64_t i = lo + e / kExTok;
@@ -376,27 +625,44 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   __syncthreads();
   const int d = threadIdx.x;
   if (d >= Vd) return;
-  // ExactBins: the same integers as ExactAcc term by term (one 128-bit add per term instead of
-  // a 192-bit carry chain); a tile holds kKeyTile <= ExactBins::kMaxBinTerms terms.
-  static_assert(kKeyTile <= mla::ExactBins::kMaxBinTerms, "a key tile must fit the bins");
-  mla::ExactBins acc[kExTok];
+  // ExactWin: the same integers as ExactAcc term by term (a short term is one 64-bit add into a
+  // window, any other one 128-bit add into its bin); a tile holds kKeyTile <= kMaxTerms terms.
+  // v is bf16-rounded (the up-projection writes round_to_bf16), so its 24-bit mantissa has 16
+  // low zero bits: m_p * (m_v >> 16) < 2^32 at exponent e_p + e_v + 16 is the same term.
+  static_assert(kKeyTile <= mla::ExactWin::kMaxTerms, "a key tile must fit the windows");
+  mla::ExactWin acc[kExTok];
 #pragma unroll
   for (int k = 0; k < kExTok; ++k) acc[k].clear();
+  std::int64_t hi_min = hi_max;  // keys below it count for every token of the tile
+#pragma unroll
+  for (int k = 0; k < kExTok; ++k) hi_min = hi[k] < hi_min ? hi[k] : hi_min;
+  // v two keys ahead (its load latency behind the current key's terms).
+  auto v_at = [&](std::int64_t i) { return i < hi_max ? v[(i * N + h) * Vd + d] : 0.0f; };
+  float va = v_at(lo), vb = v_at(lo + 1);
   for (std::int64_t i = lo; i < hi_max; ++i) {
     const int r = static_cast<int>(i - lo);
+    const float vcur = va;
+    va = vb;
+    vb = v_at(i + 2);
     bool vneg = false;
     std::uint64_t vm = 0;
     int ve = 0;
-    const bool vfin = ExactAcc::decompose(v[(i * N + h) * Vd + d], vneg, vm, ve);
+    const bool vfin = ExactAcc::decompose(vcur, vneg, vm, ve);
+    const bool vshort = vfin && (vm & 0xffffu) == 0u;
+    const std::uint32_t vm8 = static_cast<std::uint32_t>(vm >> 16);
+    const bool every = i < hi_min;
 #pragma unroll
     for (int k = 0; k < kExTok; ++k)
-      if (i < hi[k]) {
+      if (every || i < hi[k]) {
         const std::uint32_t w = pm[r][k];
         const int e = pe[r][k];
-        if (!vfin || e == kNonFiniteP)
+        const bool neg = ((w >> 31) != 0u) != vneg;
+        if (vshort && e != kNonFiniteP)
+          acc[k].add_short(neg, (w & 0x7fffffffu) * vm8, e + ve + 16);
+        else if (!vfin || e == kNonFiniteP)
           acc[k].add_nonfinite();
         else
-          acc[k].add_scaled(((w >> 31) != 0u) != vneg, static_cast<std::uint64_t>(w & 0x7fffffffu) * vm, e + ve);
+          acc[k].add_scaled(neg, static_cast<std::uint64_t>(w & 0x7fffffffu) * vm, e + ve);
       }
   }
 #pragma unroll
@@ -576,6 +842,16 @@ UpKernel up_project_kernel_choice() {
   return k;
 }
 
+ScoresKernel scores_kernel_choice() {
+  // CHUNKPROOF_GPU_SCORES=tiled32: the previous kernel (32 keys x 16 tokens per block, 2 scores
+  // per thread), for A/B timing in `bench --device gpu`; both give the same bits.
+  static const ScoresKernel k = [] {
+    const char* e = std::getenv("CHUNKPROOF_GPU_SCORES");
+    return e != nullptr && std::string(e) == "tiled32" ? ScoresKernel::tiled32 : ScoresKernel::reg4x4;
+  }();
+  return k;
+}
+
 void launch_gather_positions(const CacheView& cv, const GatherEntry* entries, int n_entries, std::int64_t rows,
                              std::uint16_t* out) {
   if (rows <= 0 || n_entries <= 0) return;
@@ -613,9 +889,77 @@ void launch_up_project(const std::uint16_t* rows, std::int64_t n, int L, int Rr,
   CP_LAUNCH(up_project_kernel, grid, kUpThreads, shmem, 0, rows, n, L, L + Rr, width, w, out);
   if (kpe) CP_LAUNCH(kpe_kernel, blocks_for(n * Rr, 256), 256, 0, 0, rows, n, L, Rr, L + Rr, kpe);
 }
+bool fast_mode_supported(std::string& why) {
+#if defined(CP_BF16_MMA_BACKEND)
+  int dev = 0;
+  CP_GPU_CHECK(hipGetDevice(&dev));
+  hipDeviceProp_t prop{};
+  CP_GPU_CHECK(hipGetDeviceProperties(&prop, dev));
+  if (prop.major < 8) {
+    why = "--mode fast: bf16 MMA needs compute capability 8.0 or later (this GPU: " + std::to_string(prop.major) + "." +
+          std::to_string(prop.minor) + ")";
+    return false;
+  }
+  why = CP_BF16_MMA_BACKEND;
+  return true;
+#else
+  why = std::string("--mode fast: not supported on this target (") + CP_GPU_VENDOR +
+        " build: the bf16 matrix-unit up-projection exists for NVIDIA wmma only; AMD MFMA is not wired up)";
+  return false;
+#endif
+}
+
+void launch_up_project_fast(const std::uint16_t* rows, std::int64_t n, int L, int Rr, int N, int cols,
+                            const std::uint16_t* wb, float* out, float* kpe) {
+  if (n <= 0) return;
+#if defined(CP_BF16_MMA_BACKEND)
+  const int width = N * cols, rowlen = L + Rr;
+  auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  const bool vec = L % 8 == 0 && rowlen % 8 == 0 && width % 8 == 0 && aligned(rows) && aligned(wb);
+  hipDeviceProp_t prop{};
+  int dev = 0;
+  CP_GPU_CHECK(hipGetDevice(&dev));
+  CP_GPU_CHECK(hipGetDeviceProperties(&prop, dev));
+  const dim3 grid(blocks_for(width, kFn), blocks_for(n, kFm));
+  CP_LAUNCH(up_project_mma_kernel, grid, kFWarps * prop.warpSize, 0, 0, rows, n, L, rowlen, width, wb, out, vec);
+  if (kpe) CP_LAUNCH(kpe_kernel, blocks_for(n * Rr, 256), 256, 0, 0, rows, n, L, Rr, L + Rr, kpe);
+#else
+  (void)rows, (void)L, (void)Rr, (void)N, (void)cols, (void)wb, (void)out, (void)kpe;
+  std::string why;
+  fast_mode_supported(why);
+  throw GpuError(why, 0);
+#endif
+}
+
 void launch_scores(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe, std::int64_t n,
                    bool causal, float scale, float* store, std::int64_t key0, std::uint32_t* mx_key) {
   if (n <= 0 || qn <= 0) return;
+  if (scores_kernel_choice() == ScoresKernel::reg4x4) {
+    const dim3 grid(static_cast<unsigned>(N * ((n + kSrKeys - 1) / kSrKeys)),
+                    static_cast<unsigned>((qn + kSrTok - 1) / kSrTok));
+    // 16-byte loads when k_nope, k_pe and the pointers allow (Pn, Rr multiples of 4, aligned).
+    auto aligned = [](const float* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0u; };
+    const bool vec = Pn % 4 == 0 && Rr % 4 == 0 && aligned(q) && aligned(kn) && aligned(kpe);
+    // Blocks per SM the registers are sized for (CHUNKPROOF_GPU_SCORES_BLOCKS=5|6: fewer registers,
+    // a few spills, more warps; for A/B timing): same code, same bits.
+    static const int blocks = [] {
+      const char* e = std::getenv("CHUNKPROOF_GPU_SCORES_BLOCKS");
+      return e != nullptr ? std::atoi(e) : 4;
+    }();
+    if (vec && blocks == 5)
+      CP_LAUNCH((scores_reg_kernel<true, 5>), grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale,
+                store, key0, mx_key);
+    else if (vec && blocks == 6)
+      CP_LAUNCH((scores_reg_kernel<true, 6>), grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale,
+                store, key0, mx_key);
+    else if (vec)
+      CP_LAUNCH((scores_reg_kernel<true, 4>), grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale,
+                store, key0, mx_key);
+    else
+      CP_LAUNCH((scores_reg_kernel<false, 4>), grid, kSrThreads, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale,
+                store, key0, mx_key);
+    return;
+  }
   if (Pn + Rr > kScMaxQk) {
     CP_LAUNCH(scores_kernel, blocks_for(n * qn * N, 256), 256, 0, 0, q, qn, N, Pn, Rr, kn, kpe, n, causal, scale, store,
               key0, mx_key);

@@ -3,6 +3,7 @@
 
 #include "kernels/gpu_compat.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/math/exact_bins.h"
 
 namespace cp::gpu {
 
@@ -132,6 +133,34 @@ __global__ void mul_add_ceiling_kernel(float* out, float a, float b) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
+// The exact accumulation's integer ceiling (issue 15): the numerator kernel's per-term integer
+// work with the operands in registers. kChains independent mla::ExactWin accumulators per
+// thread; a step of a chain is what exact_tile_kernel does per term once p and v are
+// decomposed: the 24 x 8-bit mantissa product (mask, or, multiply), the exponent sum, the sign,
+// and ExactWin::add_short (window test, 64-bit shift, conditional negate, 64-bit add into one of
+// two windows). `base` is a kernel argument so the compiler cannot prove the window test; the
+// exponents cycle through both windows. No memory traffic, no exp, no decomposition.
+constexpr int kTermIters = 2048;
+__global__ void exact_term_ceiling_kernel(std::uint64_t* out, std::uint32_t seed, int base) {
+  mla::ExactWin acc[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) acc[c].clear();
+  std::uint32_t mp = seed ^ threadIdx.x;
+  for (int i = 0; i < kTermIters; ++i) {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) {
+      const std::uint32_t w = ((mp + static_cast<std::uint32_t>(c) * 0x9e3779b9u) & 0xffffffu) | 0x800000u;
+      const std::uint32_t vm8 = 0x80u | static_cast<std::uint32_t>((i + c) & 0x7f);
+      acc[c].add_short(((i ^ c) & 1) != 0, w * vm8, base + ((i * 7 + c * 3) & 31));
+    }
+    mp += 0x3c6ef372u;
+  }
+  std::uint64_t s = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) s ^= acc[c].w0 ^ (acc[c].w1 << 1) ^ acc[c].wcount;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
 }  // namespace
 
 Ceilings measure_ceilings(std::size_t copy_bytes) {
@@ -175,6 +204,16 @@ Ceilings measure_ceilings(std::size_t copy_bytes) {
       best = std::min(best, t.stop_ms());
     }
     c.fp32_mul_add_flops_per_s = 2.0 * fmas / (best * 1e-3);
+    DeviceBuffer<std::uint64_t> iout(static_cast<std::size_t>(blocks) * threads);
+    const int base = mla::ExactWin::kU0 - 20;
+    CP_LAUNCH(exact_term_ceiling_kernel, blocks, threads, 0, 0, iout.data(), 12345u, base);  // warm-up
+    best = 1e30;
+    for (int r = 0; r < 5; ++r) {
+      t.start();
+      CP_LAUNCH(exact_term_ceiling_kernel, blocks, threads, 0, 0, iout.data(), 12345u, base);
+      best = std::min(best, t.stop_ms());
+    }
+    c.exact_terms_per_s = static_cast<double>(blocks) * threads * kChains * kTermIters / (best * 1e-3);
   }
   return c;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/harness/harness.h"
+#include "kernels/mla_launch.h"
 #include "kernels/runtime.h"
 #include "reference/mla/check.h"
 #include "reference/mla/math/all.h"
@@ -35,6 +36,21 @@ TEST(GpuCheck, RandomCasesEveryElementBitIdentical) {
     const cp::Case c =
         cp::mla::random_case(cp::Version::v6_current, i % 2 ? cp::Platform::rocm : cp::Platform::cuda, 3, i);
     const auto r = cp::gpu::check_one(c, true);
+    EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+  }
+}
+
+// --mode fast (docs/gpu.md "Fast mode"): the matrix-unit up-projection keeps chunked ==
+// unchunked bit for bit on the GPU and stays within the stated bound of the CPU; skipped where
+// the build or GPU has no bf16 matrix units (the reason is printed).
+TEST(GpuCheck, FastModeChunkedEqualsUnchunkedAndWithinBound) {
+  CP_REQUIRE_GPU();
+  std::string why;
+  if (!cp::gpu::fast_mode_supported(why)) GTEST_SKIP() << why;
+  for (std::uint64_t i = 0; i < 8; ++i) {
+    const cp::Case c =
+        cp::mla::random_case(cp::Version::v6_current, i % 2 ? cp::Platform::rocm : cp::Platform::cuda, 4, i);
+    const auto r = cp::gpu::check_one(c, true, 0, true);
     EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
   }
 }

@@ -321,3 +321,55 @@ TEST(MlaExactBins, SameAccumulatorAsExactAcc) {
     ASSERT_EQ(c.flags, a.flags) << "run " << run;
   }
 }
+
+// ExactWin (the GPU numerator kernel's accumulator): the same integer, count and flags as
+// ExactAcc term by term, for short terms in and around both windows (every sign, zero
+// mantissas, the window edges), long terms, rounded and out-of-range terms, non-finite terms,
+// up to ExactWin::kMaxTerms terms.
+TEST(MlaExactWin, SameAccumulatorAsExactAcc) {
+  using cp::mla::ExactWin;
+  std::mt19937_64 rng(1515);
+  for (int run = 0; run < 20000; ++run) {
+    cp::mla::ExactAcc a;
+    ExactWin w;
+    a.clear();
+    w.clear();
+    const int n = 1 + static_cast<int>(rng() % ExactWin::kMaxTerms);
+    const int spread = static_cast<int>(rng() % 3);  // around the windows, wide, at the edges
+    for (int i = 0; i < n; ++i) {
+      const std::uint64_t r = rng();
+      const bool neg = (r & 1u) != 0u;
+      int e2 = 0;
+      if (spread == 0)
+        e2 = ExactWin::kU0 - 30 + static_cast<int>((r >> 1) % 60);
+      else if (spread == 1)
+        e2 = -140 + static_cast<int>((r >> 1) % 200);
+      else
+        e2 = ExactWin::kU0 + static_cast<int>((r >> 1) % 3) - 1 +
+             ((r >> 8) & 1u ? ExactWin::kWinBits - 1 : -ExactWin::kWinBits);
+      const std::uint64_t kind = (r >> 16) % 16;
+      if (kind == 0) {
+        a.add(std::numeric_limits<float>::quiet_NaN());
+        w.add_nonfinite();
+      } else if (kind == 1) {
+        const std::uint64_t m = (r >> 20) & ((std::uint64_t{1} << 48) - 1u);
+        a.add_scaled(neg, m, e2);
+        w.add_scaled(neg, m, e2);
+      } else {
+        std::uint32_t m = static_cast<std::uint32_t>(r >> 24);
+        if (kind == 2) m = 0u;
+        if (kind == 3) m = 0xffffffffu;
+        if (kind >= 8)  // 24 x 8 bits, as m_p * (m_v >> 16) in the GPU kernel
+          m = ((m & 0xffffffu) | 0x800000u) * ((static_cast<std::uint32_t>(r >> 56) & 0x7fu) | 0x80u);
+        a.add_scaled(neg, m, e2);
+        w.add_short(neg, m, e2);
+      }
+    }
+    const cp::mla::ExactAcc c = w.to_acc();
+    ASSERT_EQ(c.limb[0], a.limb[0]) << "run " << run;
+    ASSERT_EQ(c.limb[1], a.limb[1]) << "run " << run;
+    ASSERT_EQ(c.limb[2], a.limb[2]) << "run " << run;
+    ASSERT_EQ(c.count, a.count) << "run " << run;
+    ASSERT_EQ(c.flags, a.flags) << "run " << run;
+  }
+}

@@ -129,11 +129,12 @@ struct GpuCheckOptions {
   std::vector<Case> cases;
   bool quiet = false;
   bool json = false;
-  int ranks = 0;              // > 0: DCP over this many GPUs (kernels/multi), one process per GPU
-  double rank_timeout = 60;   // seconds a collective / a rank may stay silent
-  long long random = 0;       // --random N with --ranks draws cases with dcp = ranks
+  int ranks = 0;             // > 0: DCP over this many GPUs (kernels/multi), one process per GPU
+  double rank_timeout = 60;  // seconds a collective / a rank may stay silent
+  long long random = 0;      // --random N with --ranks draws cases with dcp = ranks
   std::uint64_t seed = 1;
-  int sample_heads = 0;       // sampled verification (the CPU reference for K heads)
+  int sample_heads = 0;  // sampled verification (the CPU reference for K heads)
+  bool fast = false;     // --mode fast: up-projection on the matrix units, CPU compared within a bound
 };
 // What `export` takes from the GPU (kernels/harness/harness.h ExportReference, through the hook).
 struct GpuExport {

@@ -263,6 +263,7 @@ struct CheckArgs {
   int sample_heads = 0;
   double max_time = 0;
   std::string device = "cpu";
+  std::string mode = "portable";
   std::uint64_t max_memory = 0;
 };
 
@@ -434,6 +435,11 @@ int run(Args args) {
   app.add_flag("--progress", a.progress, "--random: progress on stderr even when it is not a terminal");
   app.add_option("--device", a.device, "cpu | gpu")->check(CLI::IsMember({"cpu", "gpu"}))->capture_default_str();
   app.add_flag("--quiet", a.quiet, "--device gpu: print only disagreeing cases");
+  app.add_option("--mode", a.mode,
+                 "--device gpu: portable (every element bit for bit with the CPU) | fast (up-projection on the "
+                 "matrix units: chunked == unchunked bit for bit, the CPU within a stated bound)")
+      ->check(CLI::IsMember({"portable", "fast"}))
+      ->capture_default_str();
   app.add_option("--sample-heads", a.sample_heads, "sampled verification: the CPU reference for K heads")
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--ranks", a.ranks, "--device gpu: DCP over N GPUs, one process per GPU, NCCL/RCCL all-gather")
@@ -449,6 +455,8 @@ int run(Args args) {
     throw UsageError("give either --case/--cases or --random, not both");
 
   if (a.ranks > 0 && a.device != "gpu") throw UsageError("--ranks needs --device gpu");
+  if (a.mode == "fast" && (a.device != "gpu" || a.ranks > 0))
+    throw UsageError("--mode fast needs --device gpu (one GPU; the CPU has no matrix units to match)");
   if (a.device == "gpu") {
     if (!gpu_hooks().check) no_gpu_backend("check");
     GpuCheckOptions g;
@@ -461,6 +469,7 @@ int run(Args args) {
     g.random = a.random;
     g.seed = a.seed;
     g.sample_heads = a.sample_heads;
+    g.fast = a.mode == "fast";
     return gpu_hooks().check(g);
   }
   const mla::CheckOptions opts = path_options(a);

@@ -128,4 +128,83 @@ struct ExactBins {
   }
 };
 
+// ExactWin: ExactBins plus two 64-bit windows for short terms (issue 15: the GPU numerator
+// kernel's common case), the same integer, count and flags as ExactAcc term by term.
+//
+//   ExactWin w;  w.clear();
+//   w.add_short(neg, mant32, e2);  // the term ExactBins::add_scaled(neg, mant32, e2) adds
+//   w.add_scaled(neg, mant, e2);   // any term (ExactBins)
+//   ExactAcc a = w.to_acc();
+//
+// A term mant * 2^e2 with mant < 2^32 and e2 in [kU0 - kWinBits, kU0 + kWinBits - 1] is added
+// to window 0 (e2 >= kU0: mant << (e2 - kU0), unit 2^kU0) or window 1 (unit 2^(kU0 - kWinBits))
+// as one 64-bit two's-complement add; every other term goes to the bins. A window term is below
+// 2^(32 + 22) and a window holds at most kMaxTerms of them, so |window| < 2^63: the integer of
+// a window is exact. Both units are multiples of 2^-kFracBits (kU0 - kWinBits + 96 >= 0) and
+// every window term is below 2^5 (no rounding, no range flag: ExactAcc's per-term function is
+// the plain integer there). to_acc() adds the windows, sign-extended, at their units to the
+// bins' ExactAcc modulo 2^192: the true sum fits, so that is the sum's two's complement.
+// Where the windows sit changes only the speed: a product p * v with p <= 1 and a bf16 v of
+// |v| < 16 (its mantissa's low 16 bits stripped: 8 bits) has e2 <= -27, the top of window 0.
+struct ExactWin {
+  static constexpr int kWinBits = 23;
+  static constexpr int kU0 = -27 - (kWinBits - 1);
+  static constexpr int kMaxTerms = 512;  // (2^32 - 1) * 2^22 * 512 < 2^63
+  static_assert(kU0 - kWinBits + ExactAcc::kFracBits >= 0, "window units must be integers");
+  static_assert(kMaxTerms <= ExactBins::kMaxBinTerms, "the bins must hold every term too");
+
+  std::uint64_t w0, w1;  // signed, two's complement
+  std::uint32_t wcount;
+  ExactBins bins;
+
+  CP_HD void clear() {
+    w0 = w1 = 0;
+    wcount = 0;
+    bins.clear();
+  }
+
+  CP_HD void add_short(bool neg, std::uint32_t mant, int e2) {
+    const int d = e2 - kU0;
+    if (static_cast<unsigned>(d + kWinBits) < static_cast<unsigned>(2 * kWinBits)) {
+      const bool top = d >= 0;
+      const std::uint64_t x = static_cast<std::uint64_t>(mant) << (top ? d : d + kWinBits);
+      const std::uint64_t sx = neg ? std::uint64_t{0} - x : x;
+      if (top)
+        w0 += sx;
+      else
+        w1 += sx;
+      ++wcount;
+    } else {
+      bins.add_scaled(neg, mant, e2);
+    }
+  }
+  CP_HD void add_scaled(bool neg, std::uint64_t mant, int e2) { bins.add_scaled(neg, mant, e2); }
+  CP_HD void add_nonfinite() { bins.add_nonfinite(); }
+
+  CP_HD ExactAcc to_acc() const {
+    ExactAcc a = bins.to_acc();
+    add_window(a, w0, kU0 + ExactAcc::kFracBits);
+    add_window(a, w1, kU0 - kWinBits + ExactAcc::kFracBits);
+    a.count += wcount;  // at most 2^14 + 512 terms in all: far below ExactAcc::kMaxTerms
+    return a;
+  }
+
+ private:
+  // a += w * 2^s modulo 2^192 (w signed, 0 < s < 64).
+  CP_HD static void add_window(ExactAcc& a, std::uint64_t w, int s) {
+    const std::uint64_t sign = (w >> 63) != 0u ? ~std::uint64_t{0} : 0u;
+    const std::uint64_t v0 = w << s;
+    const std::uint64_t v1 = (w >> (64 - s)) | (sign << s);
+    const std::uint64_t s0 = a.limb[0] + v0;
+    const std::uint64_t c0 = s0 < v0 ? 1u : 0u;
+    const std::uint64_t t1 = a.limb[1] + v1;
+    const std::uint64_t c1 = t1 < v1 ? 1u : 0u;
+    const std::uint64_t s1 = t1 + c0;
+    const std::uint64_t c1b = s1 < c0 ? 1u : 0u;
+    a.limb[0] = s0;
+    a.limb[1] = s1;
+    a.limb[2] = a.limb[2] + sign + (c1 | c1b);
+  }
+};
+
 }  // namespace cp::mla
