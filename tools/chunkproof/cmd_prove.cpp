@@ -29,7 +29,7 @@ constexpr const char* kFooter = R"(--domain K=V (repeatable): block=MAX dcp=MAX 
   workspace=MAX|sized ctx=MAX prefills=MAX blocks=B1,B2,.. (split grid) packed=auto|split|symbolic
   (packed planner: auto = closed lemma chains, unbounded, where encoded and the split grid for the
   rest; split = the concrete grid, a cross-check).
-The default invariant list is every invariant but I-9, which runs only when named (or with all).
+The default invariant list is every invariant (= all; I-9 includes its token-level bijection).
 Folders are checked before any query runs: --emit-smt2 and --save-regression must be writable
 (else exit 2); an unwritable cache falls back to no cache with one warning. Results are printed
 before any regression file is written. Progress goes to stderr.
@@ -63,9 +63,8 @@ smt::ProveOptions prove_options(const ProveArgs& a) {
   po.platforms = parse_platforms(a.platforms, "--platform");
   if (!a.invariants.empty())
     po.invariants = parse_invariants(a.invariants, "--invariant");
-  else  // default: every invariant but I-9 (its count-level chain, ~13 s a row, runs on request)
-    for (const auto& i : all_invariants())
-      if (i.id != InvariantId::I9_reorg_exact) po.invariants.push_back(i.id);
+  else  // default: every invariant (I-9's count- and token-level chain included)
+    for (const auto& i : all_invariants()) po.invariants.push_back(i.id);
   for (const auto& kv : a.domain) {
     try {
       po.domain.apply(kv);
@@ -168,7 +167,7 @@ int run(Args args) {
 
       ->capture_default_str();
   add_list(app, "--platform", a.platforms, "cuda, rocm or both")->capture_default_str();
-  add_list(app, "--invariant", a.invariants, "I-1,I-6,... or all (default: all but I-9)");
+  add_list(app, "--invariant", a.invariants, "I-1,I-6,... or all (default: all)");
   add_list(app, "--domain", a.domain, "override the domain, K=V (repeatable; below)");
   add_jobs(app, a.jobs, "worker processes");
   app.add_option("--max-time,--timeout", a.timeout, "seconds per query (--timeout: the same)")
