@@ -54,7 +54,7 @@ struct ProveArgs {
   long long rlimit = 0;
   unsigned seed = 1;
   std::string emit_smt2, cache, save_regression;
-  bool no_cache = false, json = false;
+  bool no_cache = false, json = false, emit_only = false;
 };
 
 smt::ProveOptions prove_options(const ProveArgs& a) {
@@ -80,6 +80,8 @@ smt::ProveOptions prove_options(const ProveArgs& a) {
   if (!a.emit_smt2.empty()) require_writable_dir(a.emit_smt2, "--emit-smt2");
   if (!a.save_regression.empty()) require_writable_dir(a.save_regression, "--save-regression");
   po.emit_smt2_dir = a.emit_smt2;
+  if (a.emit_only && a.emit_smt2.empty()) throw UsageError("--emit-only needs --emit-smt2 DIR");
+  po.emit_only = a.emit_only;
   po.save_regression_dir = a.save_regression;
   if (!a.no_cache) {
     std::string warning;
@@ -178,6 +180,8 @@ int run(Args args) {
   app.add_option("--seed", a.seed, "solver seed")->check(CLI::Range(0, 1 << 30))->capture_default_str();
   app.add_option("--emit-smt2", a.emit_smt2, "write every query as commented SMT-LIB2 (re-check with `z3 FILE`)")
       ->type_name("DIR");
+  app.add_flag("--emit-only", a.emit_only,
+               "with --emit-smt2: write every query, solve none (rows UNKNOWN; re-check the files with z3)");
   app.add_option("--cache", a.cache, "reuse proved queries from DIR (default $XDG_CACHE_HOME/chunkproof/smt)")
       ->type_name("DIR");
   app.add_flag("--no-cache", a.no_cache, "no cache");
