@@ -179,6 +179,9 @@ class RowTable {
     return -1;
   }
 
+  // A task whose row already has its counterexample (the workers stop it; never absorbed).
+  bool obsolete(int ti) { return row_of(ti).status == Status::counterexample; }
+
   void absorb(int ti, const TaskOutcome& o) {
     ProveResult& r = row_of(ti);
     const std::size_t ri = task_row_[static_cast<std::size_t>(ti)];
@@ -305,7 +308,7 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
   const int jobs = std::max(1, std::min<int>(opts.jobs, static_cast<int>(table.tasks().size())));
   detail::run_tasks(
       table.tasks(), opts, jobs, [&] { return table.next_task(); },
-      [&](int ti, const TaskOutcome& o) { table.absorb(ti, o); });
+      [&](int ti, const TaskOutcome& o) { table.absorb(ti, o); }, [&](int ti) { return table.obsolete(ti); });
   return table.finish();
 }
 
