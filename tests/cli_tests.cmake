@@ -134,6 +134,7 @@ if(TARGET chunkproof_smt)
   cli_test(prove_unwritable_save_regression 2 "--save-regression: cannot create or write.*nothing was run"
            prove --version v1-dcp ${P1} --save-regression /dev/null/x)
   cli_test(prove_unwritable_emit 2 "--emit-smt2: cannot create or write" prove ${P1} --emit-smt2 /dev/null/x)
+  cli_test(prove_emit_only_needs_dir 2 "--emit-only needs --emit-smt2" prove ${P1} --emit-only)
   cli_test_z(prove_prints_before_saving 1 "COUNTEREXAMPLE.*reproduce: .*saved: "
              prove --version v1-dcp --platform rocm --invariant I-1 --no-cache --save-regression ${CLI_WORK}/saved)
   cli_test(prove_timeout_alias 0 "PROVED" prove --version v6-current ${P1} --timeout 30 --threads 1)

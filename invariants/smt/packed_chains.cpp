@@ -382,6 +382,136 @@ void chain_I8a(z3::context& ctx, const PackedStep& p, Encoding& enc, LemmaChain&
   lc.closed("sum-all", "F(W) = W*(b*I) + q*I + s = W*(b*I) + rem = ctx (q <= W - 1)", F(p.W) == p.cx, {stripe});
 }
 
+// I-9 at token level, for rank r of the count-level chain: the piece [start, e) of one greedy
+// step, the rows rank r's reorg keeps (kept = reorg_kept_rows(...), = dcp_local_len(e, r) -
+// local_start by `kept-eq-owned` and `gather-start`), and the end's ownership terms (b, rem).
+struct TokenRank {
+  expr r, gs, keo;
+};
+struct TokenPiece {
+  expr is, e, b, rem, range, kept, pll;  // is: this piece is the step's; range: 0 <= rem <= I*W - 1
+  std::string tag;
+};
+
+// A position x = (I*W)*t + I*o + u (0 <= o < W, 0 <= u < I) whose local index (ownership.h) is
+// t*I + u: x >= start iff its local index >= local_start, and for its owner o = r, x < e iff
+// its local index < dcp_local_len(e, r) (the stripe of e against x's virtual block t: t < b,
+// t = b, t > b). dec: the facts that give the decomposition.
+std::vector<expr> token_order(const PackedStep& p, LemmaChain& lc, const ChainFacts& f, const TokenRank& tr,
+                              const std::vector<TokenPiece>& pieces, const std::string& who, const expr& x,
+                              const expr& t, const expr& o, const expr& u, const expr& lix,
+                              const std::vector<expr>& dec) {
+  const expr &I = p.I, &W = p.W, &V = p.V, &r = tr.r;
+  const expr qL = cp::cdiv(p.start, V);
+  std::vector<expr> out;
+  // Against start = (I*W)*Tq: both sides compare the virtual block t with Tq.
+  const expr xs = lc.closed(
+      who + "-vs-start", "x - start = (I*W)*(t - Tq) + I*o + u with 0 <= I*o + u <= I*W - 1",
+      (x >= p.start) == (t >= f.Tq),
+      LemmaChain::cat(dec, {*f.startPT, *f.Ppos, lc.mono(V, t - f.Tq), lc.mono(I, W - 1 - o), lc.mono(I, o)}));
+  const expr ls = lc.closed(who + "-local-vs-start", "local index - local_start = I*(t - Tq) + u, 0 <= u <= I - 1",
+                            (lix >= p.local_start) == (t >= f.Tq),
+                            LemmaChain::cat(dec, {*f.qLstep, *f.Ppos, lc.mono(I, t - f.Tq), lc.mono(I, qL - f.Tq)}));
+  out.push_back(lc.closed(who + "-ge-start", "x >= start iff t >= Tq iff local index >= local_start",
+                          (x >= p.start) == (lix >= p.local_start), {xs, ls}));
+  // For the owner r, o*I is r*I (a product is a function of its factors).
+  std::vector<expr> own;
+  if (!z3::eq(o, r))
+    own.push_back(lc.closed(who + "-owner-product", "o = r gives o*I = r*I", z3::implies(o == r, o * I == r * I),
+                            {lc.mono(I, o - r)}));
+  for (const auto& pc : pieces) {
+    const expr dl = dcp_local_len(pc.e, W, r, I), bI = pc.b * I;
+    const expr xe = lc.closed(
+        who + "-vs-" + pc.tag + "-end", "x - e = (I*W)*(t - b) + (I*o + u - rem), |I*o + u - rem| <= I*W - 1",
+        (x < pc.e) == (t <= pc.b - 1 || (t == pc.b && o * I + u < pc.rem)),
+        LemmaChain::cat(dec, {pc.range, *f.Ppos, lc.mono(V, t - pc.b), lc.mono(I, W - 1 - o), lc.mono(I, o)}));
+    const expr le = lc.closed(
+        who + "-local-vs-" + pc.tag + "-end",
+        "local index - b*I = I*(t - b) + u and dcp_local_len(e, r) - b*I = min(max(rem - r*I, 0), I) in [0, I]",
+        (lix < dl) == (t <= pc.b - 1 || (t == pc.b && u < dl - bI)),
+        LemmaChain::cat(dec, {*f.Ppos, lc.mono(I, t - pc.b)}));
+    const expr se = lc.closed(pc.tag + "-end-stripe-" + who,
+                              "0 <= u <= I - 1: r*I + u < rem iff u < min(max(rem - r*I, 0), I) (linear)",
+                              z3::implies(u >= 0 && u <= I - 1, (r * I + u < pc.rem) == (u < dl - bI)), {});
+    lc.abstract_last_products();
+    const std::vector<expr> h = LemmaChain::cat(LemmaChain::cat(dec, own), {xe, le, se});
+    out.push_back(lc.closed(who + "-below-" + pc.tag + "-end",
+                            "for owner r: x < e iff local index < dcp_local_len(e, r) (the three facts above)",
+                            z3::implies(o == r, (x < pc.e) == (lix < dl)), h));
+    lc.abstract_last_products();
+  }
+  return out;
+}
+
+// The position -> (owner rank, local row) map of ownership.h is a bijection from the piece
+// [start, e) onto the rows the ranks' reorg keeps, rank r's being local slots [local_start,
+// local_start + kept) (the gather copies slots [local_start, local_start + padded_local_len) to
+// its local rows in order; reorg copies the first kept of them, rank after rank). Forward, for
+// a symbolic position p owned by r: its local index is a kept slot of r and global_position
+// maps it back to p (injective). Backward, for a symbolic slot L of r: global_position(L, r)
+// lies in the piece and its owner and local index are r and L (onto).
+void chain_I9_tokens(z3::context& ctx, const PackedStep& p, LemmaChain& lc, const ChainFacts& f, const TokenRank& tr,
+                     const std::vector<TokenPiece>& pieces) {
+  Encoding& enc = lc.enc();
+  const expr &I = p.I, &W = p.W, &V = p.V, &r = tr.r;
+  // Forward: position p = I*a + u, a = W*t + o.
+  const expr pos = ctx.int_const("position");
+  enc.shown.push_back({"position", pos});
+  const expr a = cp::floordiv(pos, I), t = cp::floordiv(a, W), tv = cp::floordiv(pos, V);
+  const expr o = owner_rank(pos, I, W), u = cp::floormod(pos, I), li = local_index(pos, I, W);
+  const expr st = lc.closed("pos-stripe", "p = I*a + u, a = W*t + o: p = (I*W)*t + I*o + u, 0 <= o < W, 0 <= u < I",
+                            pos == V * t + I * o + u && o >= 0 && o <= W - 1 && u >= 0 && u <= I - 1,
+                            {lc.def_of(a), lc.def_of(t), *f.Ppos});
+  const expr blk = lc.closed(
+      "pos-block", "0 <= I*o + u <= I*W - 1: floordiv(p, I*W) = t, local_index(p) = t*I + u",
+      tv == t && li == t * I + u,
+      {st, lc.def_of(tv), *f.Ppos, lc.mono(I, o), lc.mono(I, W - 1 - o), lc.mono(V, tv - t), lc.mono(I, tv - t)});
+  const expr c = cp::floordiv(li, I);
+  const expr inv = lc.closed(
+      "pos-inverse", "floordiv(t*I + u, I) = t: global_position(local_index(p), owner_rank(p)) = p",
+      global_position(li, o, I, W) == pos, {st, blk, lc.def_of(c), *f.Ppos, lc.mono(I, c - t), lc.mono(V, c - t)});
+  const std::vector<expr> pord = token_order(p, lc, f, tr, pieces, "pos", pos, t, o, u, li, {st, blk});
+  expr fwd = ctx.bool_val(true);
+  for (const auto& pc : pieces)
+    fwd = fwd && z3::implies(pc.is && o == r && p.start <= pos && pos < pc.e,
+                             p.local_start <= li && li - p.local_start < pc.kept && pc.kept <= pc.pll &&
+                                 global_position(li, o, I, W) == pos);
+  lc.closed("token-owner-row",
+            "p in the piece, owned by r: local_index(p) - local_start is one of r's kept rows, and maps back to p", fwd,
+            LemmaChain::cat(pord, {tr.keo, tr.gs, inv}), true);
+  lc.abstract_last_products();
+  // Backward: slot L = I*cL + d of rank r, g = global_position(L, r) = (I*W)*cL + I*r + d.
+  const expr L = ctx.int_const("slot");
+  enc.shown.push_back({"slot", L});
+  const expr cL = cp::floordiv(L, I), d = cp::floormod(L, I), g = global_position(L, r, I, W);
+  const expr ag = cp::floordiv(g, I), tg = cp::floordiv(ag, W), tvg = cp::floordiv(g, V);
+  const expr og = owner_rank(g, I, W), lig = local_index(g, I, W);
+  const expr sst = lc.closed("slot-stripe", "L = I*cL + d, 0 <= d < I", L == cL * I + d && d >= 0 && d <= I - 1,
+                             {lc.def_of(cL), *f.Ppos});
+  const expr gdi =
+      lc.closed("gp-div-I", "g = I*(W*cL + r) + d, 0 <= d < I: floordiv(g, I) = W*cL + r, floormod(g, I) = d",
+                ag == W * cL + r && cp::floormod(g, I) == d,
+                LemmaChain::cat(lc.dom(r), {sst, lc.def_of(ag), *f.Ppos, lc.mono(I, ag - W * cL - r)}));
+  const expr gow = lc.closed("gp-owner", "floordiv(W*cL + r, W) = cL: owner_rank(g) = r", tg == cL && og == r,
+                             LemmaChain::cat(lc.dom(r), {gdi, lc.def_of(tg), *f.Ppos, lc.mono(W, tg - cL)}));
+  const expr glo =
+      lc.closed("gp-local", "0 <= I*r + d <= I*W - 1: floordiv(g, I*W) = cL, local_index(g) = cL*I + d = L",
+                tvg == cL && lig == L,
+                LemmaChain::cat(lc.dom(r), {sst, gdi, lc.def_of(tvg), *f.Ppos, lc.mono(I, r), lc.mono(I, W - 1 - r),
+                                            lc.mono(V, tvg - cL), lc.mono(I, tvg - cL)}));
+  const expr gdec = lc.closed("gp-stripe", "g = (I*W)*cL + I*r + d, local_index(g) = cL*I + d",
+                              g == V * cL + I * r + d && lig == cL * I + d, LemmaChain::cat(lc.dom(r), {sst, glo}));
+  const std::vector<expr> gord =
+      token_order(p, lc, f, tr, pieces, "slot", g, cL, r, d, lig, LemmaChain::cat(lc.dom(r), {sst, gdec}));
+  expr bwd = ctx.bool_val(true);
+  for (const auto& pc : pieces)
+    bwd = bwd && z3::implies(pc.is && p.local_start <= L && L < p.local_start + pc.kept,
+                             p.start <= g && g < pc.e && og == r && lig == L);
+  lc.closed("token-onto", "every kept row L of rank r holds global_position(L, r), a position of the piece owned by r",
+            bwd, LemmaChain::cat(gord, {tr.keo, tr.gs, gow, glo}), true);
+  lc.abstract_last_products();
+}
+
 void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
                  [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc,
                  [[maybe_unused]] const ChainFacts& f) {
@@ -479,12 +609,18 @@ void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc
                             p.local_start <= sc_.b * p.I, {cge, *f.qLstep, *f.Ppos, lc.mono(p.I, sc_.b - qL)});
   const expr f2 = lc.closed("split-base-le-ctx-base", "b_split*I <= b_ctx*I (b_ctx >= Ts = b_split)",
                             ss.b * p.I <= sc_.b * p.I, {sx, cov, *f.Ppos, lc.mono(p.I, sc_.b - ss.b)});
-  lc.closed("kept-eq-owned",
-            "reorg_kept_rows(dcp_local_len(ctx), local_start, padded_local_len) = rows rank r owns in the piece",
-            z3::implies(p.take_all, arith::reorg_kept_rows(lctx, p.local_start, pll_all) == own_all) &&
-                z3::implies(!p.take_all, arith::reorg_kept_rows(lctx, p.local_start, pll_split) == own_split),
-            {gs, sc_.share, ss.share, sx, f1, f2, endp}, true);
+  const expr kept_all = arith::reorg_kept_rows(lctx, p.local_start, pll_all);
+  const expr kept_split = arith::reorg_kept_rows(lctx, p.local_start, pll_split);
+  const expr keo =
+      lc.closed("kept-eq-owned",
+                "reorg_kept_rows(dcp_local_len(ctx), local_start, padded_local_len) = rows rank r owns in the piece",
+                z3::implies(p.take_all, kept_all == own_all) && z3::implies(!p.take_all, kept_split == own_split),
+                {gs, sc_.share, ss.share, sx, f1, f2, endp}, true);
   lc.abstract_last_products();  // linear over the products
+  const TokenRank tr{r, gs, keo};
+  chain_I9_tokens(ctx, p, lc, f, tr,
+                  {{p.take_all, p.cx, sc_.b, sc_.rem, sc_.range, kept_all, pll_all, "ctx"},
+                   {!p.take_all, es, ss.b, ss.rem, ss.range, kept_split, pll_split, "split"}});
 }
 
 }  // namespace

@@ -133,11 +133,11 @@ bool encoded(Version v, InvariantId id, std::string* why) {
   };
   switch (id) {
     case I8_local_length_bookkeeping:
-      if (info(v).packed) break;  // per-rank form (b); (a) needs a sum over W ranks
-      return no("not encoded for the old planner (packed planner only: per-rank lemma chain)");
+      if (info(v).packed) break;  // (a) the sum over ranks, (b) per rank
+      return no("not encoded for the old planner (packed planner only: lemma chains)");
     case I9_reorg_exact:
-      if (info(v).packed) break;  // count level, per rank
-      return no("not encoded for the old planner (packed planner only: count level, per rank)");
+      if (info(v).packed) break;  // count level per rank, then token level (the bijection)
+      return no("not encoded for the old planner (packed planner only: count and token level)");
     case I11_config_validity: return no("a rule of the case format (interleave | block), enforced on input");
     case I12_merge_preconditions: return no("about merge kernels' NaN rules and batch order, not planner arithmetic");
     case I13_context_prefix: return no("about batch order (context-free prefills first), not planner arithmetic");
@@ -178,6 +178,9 @@ class RowTable {
     }
     return -1;
   }
+
+  // A task whose row already has its counterexample (the workers stop it; never absorbed).
+  bool obsolete(int ti) { return row_of(ti).status == Status::counterexample; }
 
   void absorb(int ti, const TaskOutcome& o) {
     ProveResult& r = row_of(ti);
@@ -305,7 +308,7 @@ std::vector<ProveResult> prove(const ProveOptions& opts) {
   const int jobs = std::max(1, std::min<int>(opts.jobs, static_cast<int>(table.tasks().size())));
   detail::run_tasks(
       table.tasks(), opts, jobs, [&] { return table.next_task(); },
-      [&](int ti, const TaskOutcome& o) { table.absorb(ti, o); });
+      [&](int ti, const TaskOutcome& o) { table.absorb(ti, o); }, [&](int ti) { return table.obsolete(ti); });
   return table.finish();
 }
 

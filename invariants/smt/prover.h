@@ -54,9 +54,10 @@ struct ProveOptions {
   double timeout_s = 30;     // per query (wall clock, besides the rlimit)
   std::uint64_t rlimit = 0;  // per query; 0 = derived from timeout_s
   unsigned seed = 1;
-  std::string emit_smt2_dir;                         // write every query as commented SMT-LIB2
-  std::string cache_dir;                             // proved queries by content hash; "" = no cache
-  std::string save_regression_dir;                   // non-empty: fill ProveResult::regression
+  std::string emit_smt2_dir;        // write every query as commented SMT-LIB2
+  bool emit_only = false;           // write the queries, solve none (rows UNKNOWN): for `z3 FILE` re-checks
+  std::string cache_dir;            // proved queries by content hash; "" = no cache
+  std::string save_regression_dir;  // non-empty: fill ProveResult::regression
   std::function<void(const std::string&)> progress;  // one line per finished case
 };
 

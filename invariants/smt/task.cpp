@@ -248,6 +248,10 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
     ++out.queries;
     if (!opts.emit_smt2_dir.empty())
       write_smt2(opts.emit_smt2_dir, key, static_cast<int>(i), st, enc, domain, body, opts.domain);
+    if (opts.emit_only) {  // exported, not solved: later steps may list it (the CLI re-check decides)
+      chain.accept(i, st.later ? *st.later : st.goal);
+      continue;
+    }
     if (cache_has(opts.cache_dir, hash)) {
       ++out.cache_hits;
       chain.accept(i, st.later ? *st.later : st.goal);
@@ -276,6 +280,10 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
     break;
   }
   disarm_watchdog();
+  if (opts.emit_only && out.status == Status::proved) {
+    out.status = Status::unknown;
+    out.detail = "not solved (--emit-only): " + std::to_string(out.queries) + " queries exported";
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

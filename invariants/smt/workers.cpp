@@ -134,8 +134,13 @@ struct Worker {
 class Pool {
  public:
   Pool(const std::vector<TaskKey>& tasks, const ProveOptions& opts, int jobs, const std::function<int()>& next_task,
-       const std::function<void(int, const TaskOutcome&)>& absorb)
-      : tasks_(tasks), opts_(opts), next_task_(next_task), absorb_(absorb), ws_(static_cast<std::size_t>(jobs)) {}
+       const std::function<void(int, const TaskOutcome&)>& absorb, const std::function<bool(int)>& obsolete)
+      : tasks_(tasks),
+        opts_(opts),
+        next_task_(next_task),
+        absorb_(absorb),
+        obsolete_(obsolete),
+        ws_(static_cast<std::size_t>(jobs)) {}
 
   void run() {
     for (auto& w : ws_) spawn(w);
@@ -150,7 +155,8 @@ class Pool {
         if (errno == EINTR) continue;
         throw std::runtime_error("poll failed");
       }
-      for (std::size_t i = 0; i < fds.size(); ++i)
+      restarted_ = false;
+      for (std::size_t i = 0; i < fds.size() && !restarted_; ++i)  // a restart invalidates fds: poll again
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(*who[i]);
     }
     for (auto& w : ws_) {
@@ -214,13 +220,33 @@ class Pool {
       absorb_(std::stoi(line.substr(0, tab)), deserialize(line.substr(tab + 1)));
       dispatch(w);
     }
+    stop_obsolete();
+  }
+  // A row that has its counterexample needs none of its other cases: stop the workers still
+  // running one (a later case can take tens of seconds) and give them new tasks.
+  void stop_obsolete() {
+    for (auto& o : ws_) {
+      if (o.task < 0 || !obsolete_(o.task)) continue;
+      ::kill(o.pid, SIGKILL);
+      int st = 0;
+      ::close(o.to);
+      ::close(o.from);
+      ::waitpid(o.pid, &st, 0);
+      o.task = -1;
+      o.pid = -1;
+      spawn(o);
+      dispatch(o);
+      restarted_ = true;
+    }
   }
 
   const std::vector<TaskKey>& tasks_;
   const ProveOptions& opts_;
   const std::function<int()>& next_task_;
   const std::function<void(int, const TaskOutcome&)>& absorb_;
+  const std::function<bool(int)>& obsolete_;
   std::vector<Worker> ws_;
+  bool restarted_ = false;
 };
 
 }  // namespace
@@ -233,12 +259,13 @@ void disarm_watchdog() {
 }
 
 void run_tasks(const std::vector<TaskKey>& tasks, const ProveOptions& opts, int jobs,
-               const std::function<int()>& next_task, const std::function<void(int, const TaskOutcome&)>& absorb) {
+               const std::function<int()>& next_task, const std::function<void(int, const TaskOutcome&)>& absorb,
+               const std::function<bool(int)>& obsolete) {
   if (jobs <= 1 || tasks.size() <= 1) {
     for (int ti; (ti = next_task()) >= 0;) absorb(ti, run_task(tasks[static_cast<std::size_t>(ti)], opts));
     return;
   }
-  Pool(tasks, opts, jobs, next_task, absorb).run();
+  Pool(tasks, opts, jobs, next_task, absorb, obsolete).run();
 }
 
 }  // namespace cp::smt::detail

@@ -1,0 +1,30 @@
+; chunkproof prove: v6-current / rocm / I-3 (each context is covered exactly once, in order, by the chunk spans)
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 24 'S-ge-A': S = qU*A with qU >= 1
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs rows split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun S () Int)
+(declare-fun lcm!0 () Int)
+(declare-fun q!3 () Int)
+(assert
+ (= S (* q!3 lcm!0)))
+(assert
+ (>= q!3 1))
+(assert
+ (>= lcm!0 1))
+(assert
+ (let (($t1 (=> (<= (- q!3 1) 0) (<= (* lcm!0 (- q!3 1)) 0))))
+ (let (($t2 (=> (>= (- q!3 1) 0) (>= (* lcm!0 (- q!3 1)) 0))))
+ (let (($t3 (=> (<= (- q!3 1) (- 1)) (<= (* lcm!0 (- q!3 1)) (- lcm!0)))))
+ (let (($t4 (=> (>= (- q!3 1) 1) (>= (* lcm!0 (- q!3 1)) lcm!0))))
+ (let (($t5 (>= lcm!0 1)))
+ (=> $t5 (and (and (and $t4 $t3) $t2) $t1))))))))
+(assert
+ (let (($t6 (>= S lcm!0)))
+ (not $t6)))
+(check-sat)

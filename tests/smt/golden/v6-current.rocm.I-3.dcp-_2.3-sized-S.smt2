@@ -1,0 +1,28 @@
+; chunkproof prove: v6-current / rocm / I-3 (each context is covered exactly once, in order, by the chunk spans)
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 3 'sized-S': the version's S is round_up(x, A) = qU*A (A = lcm(B, I*W) under DCP, else B)
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs rows split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun S () Int)
+(declare-fun block () Int)
+(declare-fun lcm!0 () Int)
+(declare-fun max_model_len () Int)
+(declare-fun max_num_seqs () Int)
+(declare-fun q!3 () Int)
+(assert
+ (let ((?t1 (ite false block lcm!0)))
+ (let ((?t2 (* q!3 ?t1)))
+ (let ((?t3 (* (* 4 max_num_seqs) block)))
+ (let ((?t4 (* 8 max_model_len)))
+ (let ((?t5 (ite (>= ?t4 ?t3) ?t4 ?t3)))
+ (let ((?t6 (ite (>= ?t5 65536) 65536 ?t5)))
+ (= S (ite false ?t6 ?t2)))))))))
+(assert
+ (let (($t7 (= S (* q!3 lcm!0))))
+ (not $t7)))
+(check-sat)

@@ -1,0 +1,25 @@
+; chunkproof prove: v6-current / rocm / I-8 (local context lengths come from ctx and padded local lengths cover each rank's share)
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 32 'at-stripe-product': n = q gives n*I = q*I
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs rank rows span_len split_div_align start sum_rank
+; 
+(set-info :status unknown)
+(declare-fun interleave () Int)
+(declare-fun q!33 () Int)
+(declare-fun sum_rank () Int)
+(assert
+ (let (($t1 (=> (<= (- sum_rank q!33) 0) (<= (* interleave (- sum_rank q!33)) 0))))
+ (let (($t2 (=> (>= (- sum_rank q!33) 0) (>= (* interleave (- sum_rank q!33)) 0))))
+ (let (($t3 (=> (<= (- sum_rank q!33) (- 1)) (<= (* interleave (- sum_rank q!33)) (- interleave)))))
+ (let (($t4 (=> (>= (- sum_rank q!33) 1) (>= (* interleave (- sum_rank q!33)) interleave))))
+ (let (($t5 (>= interleave 1)))
+ (=> $t5 (and (and (and $t4 $t3) $t2) $t1))))))))
+(assert
+ (let (($t6 (= sum_rank q!33)))
+ (let (($t7 (=> $t6 (= (* sum_rank interleave) (* q!33 interleave)))))
+ (not $t7))))
+(check-sat)

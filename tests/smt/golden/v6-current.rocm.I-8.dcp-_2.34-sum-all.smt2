@@ -1,0 +1,33 @@
+; chunkproof prove: v6-current / rocm / I-8 (local context lengths come from ctx and padded local lengths cover each rank's share)
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 34 'sum-all': F(W) = W*(b*I) + q*I + s = W*(b*I) + rem = ctx (q <= W - 1)
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs rank rows span_len split_div_align start sum_rank
+; 
+(set-info :status unknown)
+(declare-fun ctx () Int)
+(declare-fun dcp () Int)
+(declare-fun interleave () Int)
+(declare-fun q!29 () Int)
+(declare-fun q!33 () Int)
+(assert
+ (let ((?t1 (* q!33 interleave)))
+ (let ((?t2 (* q!29 interleave)))
+ (let ((?t3 (* ?t2 dcp)))
+ (let ((?t4 (- ctx ?t3)))
+ (let ((?t5 (- ?t4 ?t1)))
+ (let (($t6 (and (and (>= q!33 0) (<= q!33 (- dcp 1))) (>= ?t5 0))))
+ (and $t6 (<= ?t5 (- interleave 1))))))))))
+(assert
+ (let ((?t1 (* q!33 interleave)))
+ (let ((?t2 (* q!29 interleave)))
+ (let ((?t3 (* ?t2 dcp)))
+ (let ((?t4 (- ctx ?t3)))
+ (let ((?t5 (- ?t4 ?t1)))
+ (let ((?t7 (+ (* dcp ?t2) (ite (<= dcp q!33) (* dcp interleave) ?t1))))
+ (let (($t8 (= (+ ?t7 (ite (> dcp q!33) ?t5 0)) ctx)))
+ (not $t8)))))))))
+(check-sat)

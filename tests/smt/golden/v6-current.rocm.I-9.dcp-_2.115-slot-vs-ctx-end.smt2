@@ -1,0 +1,87 @@
+; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 115 'slot-vs-ctx-end': x - e = (I*W)*(t - b) + (I*o + u - rem), |I*o + u - rem| <= I*W - 1
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs position rank rows slot split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun ctx () Int)
+(declare-fun dcp () Int)
+(declare-fun interleave () Int)
+(declare-fun q!29 () Int)
+(declare-fun q!45 () Int)
+(declare-fun q!47 () Int)
+(declare-fun q!51 () Int)
+(declare-fun rank () Int)
+(declare-fun slot () Int)
+(assert
+ (let (($t1 (>= rank 0)))
+ (and $t1 (< rank dcp))))
+(assert
+ (let ((?t2 (- interleave 1)))
+ (let ((?t3 (* q!45 interleave)))
+ (let ((?t4 (- slot ?t3)))
+ (let (($t5 (<= ?t4 ?t2)))
+ (and (and (= slot (+ ?t3 ?t4)) (>= ?t4 0)) $t5))))))
+(assert
+ (let ((?t3 (* q!45 interleave)))
+ (let ((?t4 (- slot ?t3)))
+ (let ((?t6 (+ ?t3 ?t4)))
+ (let ((?t7 (+ (+ (* q!45 (* interleave dcp)) (* rank interleave)) ?t4)))
+ (let ((?t8 (- ?t7 (* q!47 interleave))))
+ (let ((?t9 (+ (* q!51 interleave) ?t8)))
+ (let ((?t10 (+ (+ (* (* interleave dcp) q!45) (* interleave rank)) ?t4)))
+ (and (= ?t7 ?t10) (= ?t9 ?t6))))))))))
+(assert
+ (let ((?t11 (* interleave dcp)))
+ (let ((?t12 (- ?t11 1)))
+ (let ((?t13 (* q!29 interleave)))
+ (let ((?t14 (* ?t13 dcp)))
+ (let ((?t15 (- ctx ?t14)))
+ (and (>= ?t15 0) (<= ?t15 ?t12))))))))
+(assert
+ (let (($t16 (>= interleave 1)))
+ (and (and (>= (* interleave dcp) 1) (>= dcp 1)) $t16)))
+(assert
+ (let ((?t17 (- q!45 q!29)))
+ (let (($t18 (<= ?t17 0)))
+ (let (($t19 (<= ?t17 (- 1))))
+ (let (($t20 (=> $t19 (<= (* (* interleave dcp) ?t17) (- (* interleave dcp))))))
+ (let (($t21 (>= ?t17 1)))
+ (let (($t22 (and (=> $t21 (>= (* (* interleave dcp) ?t17) (* interleave dcp))) $t20)))
+ (let (($t23 (and $t22 (=> (>= ?t17 0) (>= (* (* interleave dcp) ?t17) 0)))))
+ (let ((?t11 (* interleave dcp)))
+ (let (($t24 (>= ?t11 1)))
+ (=> $t24 (and $t23 (=> $t18 (<= (* ?t11 ?t17) 0))))))))))))))
+(assert
+ (let (($t25 (=> (<= (- (- dcp 1) rank) 0) (<= (* interleave (- (- dcp 1) rank)) 0))))
+ (let (($t26 (=> (>= (- (- dcp 1) rank) 0) (>= (* interleave (- (- dcp 1) rank)) 0))))
+ (let (($t27 (=> (<= (- (- dcp 1) rank) (- 1)) (<= (* interleave (- (- dcp 1) rank)) (- interleave)))))
+ (let (($t28 (=> (>= (- (- dcp 1) rank) 1) (>= (* interleave (- (- dcp 1) rank)) interleave))))
+ (let (($t16 (>= interleave 1)))
+ (=> $t16 (and (and (and $t28 $t27) $t26) $t25))))))))
+(assert
+ (let (($t29 (and (=> (>= rank 1) (>= (* interleave rank) interleave)) (=> (<= rank (- 1)) (<= (* interleave rank) (- interleave))))))
+ (let (($t30 (and (and $t29 (=> (>= rank 0) (>= (* interleave rank) 0))) (=> (<= rank 0) (<= (* interleave rank) 0)))))
+ (let (($t16 (>= interleave 1)))
+ (=> $t16 $t30)))))
+(assert
+ (let ((?t13 (* q!29 interleave)))
+ (let ((?t14 (* ?t13 dcp)))
+ (let ((?t15 (- ctx ?t14)))
+ (let ((?t3 (* q!45 interleave)))
+ (let ((?t4 (- slot ?t3)))
+ (let ((?t31 (* rank interleave)))
+ (let ((?t32 (+ ?t31 ?t4)))
+ (let (($t33 (< ?t32 ?t15)))
+ (let (($t34 (= q!45 q!29)))
+ (let ((?t35 (- q!29 1)))
+ (let (($t36 (<= q!45 ?t35)))
+ (let ((?t7 (+ (+ (* q!45 (* interleave dcp)) ?t31) ?t4)))
+ (let (($t37 (< ?t7 ctx)))
+ (let (($t38 (= $t37 (or $t36 (and $t34 $t33)))))
+ (not $t38))))))))))))))))
+(check-sat)

@@ -1,0 +1,72 @@
+; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 117 'slot-local-vs-ctx-end': local index - b*I = I*(t - b) + u and dcp_local_len(e, r) - b*I = min(max(rem - r*I, 0), I) in [0, I]
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs position rank rows slot split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun ctx () Int)
+(declare-fun dcp () Int)
+(declare-fun interleave () Int)
+(declare-fun q!29 () Int)
+(declare-fun q!45 () Int)
+(declare-fun q!47 () Int)
+(declare-fun q!51 () Int)
+(declare-fun rank () Int)
+(declare-fun slot () Int)
+(assert
+ (let (($t1 (>= rank 0)))
+ (and $t1 (< rank dcp))))
+(assert
+ (let ((?t2 (- interleave 1)))
+ (let ((?t3 (* q!45 interleave)))
+ (let ((?t4 (- slot ?t3)))
+ (let (($t5 (<= ?t4 ?t2)))
+ (and (and (= slot (+ ?t3 ?t4)) (>= ?t4 0)) $t5))))))
+(assert
+ (let ((?t3 (* q!45 interleave)))
+ (let ((?t4 (- slot ?t3)))
+ (let ((?t6 (+ ?t3 ?t4)))
+ (let ((?t7 (+ (+ (* q!45 (* interleave dcp)) (* rank interleave)) ?t4)))
+ (let ((?t8 (- ?t7 (* q!47 interleave))))
+ (let ((?t9 (+ (* q!51 interleave) ?t8)))
+ (let ((?t10 (+ (+ (* (* interleave dcp) q!45) (* interleave rank)) ?t4)))
+ (and (= ?t7 ?t10) (= ?t9 ?t6))))))))))
+(assert
+ (let (($t11 (>= interleave 1)))
+ (and (and (>= (* interleave dcp) 1) (>= dcp 1)) $t11)))
+(assert
+ (let ((?t12 (- q!45 q!29)))
+ (let (($t13 (<= ?t12 0)))
+ (let (($t14 (and (=> (>= ?t12 1) (>= (* interleave ?t12) interleave)) (=> (<= ?t12 (- 1)) (<= (* interleave ?t12) (- interleave))))))
+ (let (($t15 (and (and $t14 (=> (>= ?t12 0) (>= (* interleave ?t12) 0))) (=> $t13 (<= (* interleave ?t12) 0)))))
+ (let (($t11 (>= interleave 1)))
+ (=> $t11 $t15)))))))
+(assert
+ (let ((?t16 (* q!29 interleave)))
+ (let ((?t17 (* rank interleave)))
+ (let ((?t18 (* ?t16 dcp)))
+ (let ((?t19 (- ctx ?t18)))
+ (let ((?t20 (- ?t19 ?t17)))
+ (let (($t21 (>= ?t20 0)))
+ (let ((?t22 (ite $t21 ?t20 0)))
+ (let (($t23 (>= ?t22 interleave)))
+ (let ((?t24 (ite $t23 interleave ?t22)))
+ (let ((?t25 (+ ?t16 ?t24)))
+ (let ((?t26 (- ?t25 ?t16)))
+ (let ((?t3 (* q!45 interleave)))
+ (let ((?t4 (- slot ?t3)))
+ (let (($t27 (< ?t4 ?t26)))
+ (let (($t28 (= q!45 q!29)))
+ (let ((?t29 (- q!29 1)))
+ (let (($t30 (<= q!45 ?t29)))
+ (let ((?t7 (+ (+ (* q!45 (* interleave dcp)) ?t17) ?t4)))
+ (let ((?t8 (- ?t7 (* q!47 interleave))))
+ (let ((?t9 (+ (* q!51 interleave) ?t8)))
+ (let (($t31 (< ?t9 ?t25)))
+ (let (($t32 (= $t31 (or $t30 (and $t28 $t27)))))
+ (not $t32))))))))))))))))))))))))
+(check-sat)

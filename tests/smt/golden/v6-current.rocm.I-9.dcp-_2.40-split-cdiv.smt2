@@ -1,0 +1,76 @@
+; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 40 'split-cdiv': cdiv(e, I*W) = b if rem = 0, else b + 1
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs position rank rows slot split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun dcp () Int)
+(declare-fun interleave () Int)
+(declare-fun lcm!0 () Int)
+(declare-fun q!17 () Int)
+(declare-fun q!35 () Int)
+(declare-fun r!18 () Int)
+(declare-fun split_div_align () Int)
+(declare-fun start () Int)
+(assert
+ (let ((?t1 (* interleave dcp)))
+ (let ((?t2 (- ?t1 1)))
+ (let ((?t3 (* split_div_align lcm!0)))
+ (let ((?t4 (+ start ?t3)))
+ (let ((?t5 (- ?t4 (* (* q!35 interleave) dcp))))
+ (and (>= ?t5 0) (<= ?t5 ?t2))))))))
+(assert
+ (let (($t6 (>= r!18 0)))
+ (let ((?t7 (- (+ (+ start (* split_div_align lcm!0)) (* interleave dcp)) 1)))
+ (let (($t8 (and (and (= ?t7 (+ (* (* interleave dcp) q!17) r!18)) $t6) (< r!18 (* interleave dcp)))))
+ (let ((?t1 (* interleave dcp)))
+ (let (($t9 (> ?t1 0)))
+ (=> $t9 $t8)))))))
+(assert
+ (let (($t10 (>= interleave 1)))
+ (and (and (>= (* interleave dcp) 1) (>= dcp 1)) $t10)))
+(assert
+ (let ((?t11 (- q!17 q!35)))
+ (let (($t12 (<= ?t11 0)))
+ (let (($t13 (<= ?t11 (- 1))))
+ (let (($t14 (=> $t13 (<= (* (* interleave dcp) ?t11) (- (* interleave dcp))))))
+ (let (($t15 (>= ?t11 1)))
+ (let (($t16 (and (=> $t15 (>= (* (* interleave dcp) ?t11) (* interleave dcp))) $t14)))
+ (let (($t17 (and $t16 (=> (>= ?t11 0) (>= (* (* interleave dcp) ?t11) 0)))))
+ (let ((?t1 (* interleave dcp)))
+ (let (($t18 (>= ?t1 1)))
+ (=> $t18 (and $t17 (=> $t12 (<= (* ?t1 ?t11) 0))))))))))))))
+(assert
+ (let ((?t11 (- q!17 q!35)))
+ (let ((?t19 (- ?t11 1)))
+ (let (($t20 (<= ?t19 0)))
+ (let (($t21 (<= ?t19 (- 1))))
+ (let (($t22 (=> $t21 (<= (* (* interleave dcp) ?t19) (- (* interleave dcp))))))
+ (let (($t23 (>= ?t19 1)))
+ (let (($t24 (and (=> $t23 (>= (* (* interleave dcp) ?t19) (* interleave dcp))) $t22)))
+ (let (($t25 (and $t24 (=> (>= ?t19 0) (>= (* (* interleave dcp) ?t19) 0)))))
+ (let ((?t1 (* interleave dcp)))
+ (let (($t18 (>= ?t1 1)))
+ (=> $t18 (and $t25 (=> $t20 (<= (* ?t1 ?t19) 0)))))))))))))))
+(assert
+ (let (($t26 (=> (<= (- (- q!17 q!35) 2) 0) (<= (* (* interleave dcp) (- (- q!17 q!35) 2)) 0))))
+ (let (($t27 (=> (>= (- (- q!17 q!35) 2) 0) (>= (* (* interleave dcp) (- (- q!17 q!35) 2)) 0))))
+ (let ((?t1 (* interleave dcp)))
+ (let ((?t28 (- ?t1)))
+ (let ((?t11 (- q!17 q!35)))
+ (let ((?t29 (- ?t11 2)))
+ (let ((?t30 (* ?t1 ?t29)))
+ (let (($t31 (and (=> (>= ?t29 1) (>= ?t30 ?t1)) (=> (<= ?t29 (- 1)) (<= ?t30 ?t28)))))
+ (let (($t18 (>= ?t1 1)))
+ (=> $t18 (and (and $t31 $t27) $t26))))))))))))
+(assert
+ (let ((?t3 (* split_div_align lcm!0)))
+ (let ((?t4 (+ start ?t3)))
+ (let ((?t5 (- ?t4 (* (* q!35 interleave) dcp))))
+ (let (($t32 (and (=> (= ?t5 0) (= q!17 q!35)) (=> (>= ?t5 1) (= q!17 (+ q!35 1))))))
+ (not $t32))))))
+(check-sat)

@@ -1,0 +1,21 @@
+; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 51 'ctx-end-padded': so padded_local_rows(start + (ctx - start)) = padded_local_rows(ctx)
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs position rank rows slot split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun interleave () Int)
+(declare-fun q!11 () Int)
+(declare-fun q!31 () Int)
+(assert
+ (= q!11 q!31))
+(assert
+ (let ((?t1 (* q!31 interleave)))
+ (let ((?t2 (* q!11 interleave)))
+ (let (($t3 (= ?t2 ?t1)))
+ (not $t3)))))
+(check-sat)

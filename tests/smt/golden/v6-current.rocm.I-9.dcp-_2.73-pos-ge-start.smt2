@@ -1,0 +1,41 @@
+; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 73 'pos-ge-start': x >= start iff t >= Tq iff local index >= local_start
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs position rank rows slot split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun interleave () Int)
+(declare-fun lcm_y!2 () Int)
+(declare-fun position () Int)
+(declare-fun q!37 () Int)
+(declare-fun q!39 () Int)
+(declare-fun q!41 () Int)
+(declare-fun q!9 () Int)
+(declare-fun start () Int)
+(declare-fun start_div_align () Int)
+(assert
+ (let ((?t1 (* lcm_y!2 start_div_align)))
+ (let (($t2 (>= q!39 ?t1)))
+ (let (($t3 (>= position start)))
+ (= $t3 $t2)))))
+(assert
+ (let ((?t1 (* lcm_y!2 start_div_align)))
+ (let (($t2 (>= q!39 ?t1)))
+ (let ((?t4 (* q!9 interleave)))
+ (let ((?t5 (- position (* q!37 interleave))))
+ (let ((?t6 (+ (* q!41 interleave) ?t5)))
+ (let (($t7 (>= ?t6 ?t4)))
+ (= $t7 $t2))))))))
+(assert
+ (let ((?t4 (* q!9 interleave)))
+ (let ((?t5 (- position (* q!37 interleave))))
+ (let ((?t6 (+ (* q!41 interleave) ?t5)))
+ (let (($t7 (>= ?t6 ?t4)))
+ (let (($t3 (>= position start)))
+ (let (($t8 (= $t3 $t7)))
+ (not $t8))))))))
+(check-sat)

@@ -1,0 +1,65 @@
+; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 81 'pos-local-vs-ctx-end': local index - b*I = I*(t - b) + u and dcp_local_len(e, r) - b*I = min(max(rem - r*I, 0), I) in [0, I]
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs position rank rows slot split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun ctx () Int)
+(declare-fun dcp () Int)
+(declare-fun interleave () Int)
+(declare-fun position () Int)
+(declare-fun q!29 () Int)
+(declare-fun q!37 () Int)
+(declare-fun q!39 () Int)
+(declare-fun q!41 () Int)
+(declare-fun rank () Int)
+(assert
+ (let ((?t1 (- interleave 1)))
+ (let ((?t2 (- position (* q!37 interleave))))
+ (let (($t3 (<= ?t2 ?t1)))
+ (let (($t4 (>= ?t2 0)))
+ (let ((?t5 (- q!37 (* q!39 dcp))))
+ (let (($t6 (>= ?t5 0)))
+ (let (($t7 (= position (+ (+ (* (* interleave dcp) q!39) (* interleave ?t5)) ?t2))))
+ (and (and (and (and $t7 $t6) (<= ?t5 (- dcp 1))) $t4) $t3)))))))))
+(assert
+ (let ((?t2 (- position (* q!37 interleave))))
+ (let ((?t8 (+ (* q!41 interleave) ?t2)))
+ (let (($t9 (= q!41 q!39)))
+ (and $t9 (= ?t8 (+ (* q!39 interleave) ?t2)))))))
+(assert
+ (let (($t10 (>= interleave 1)))
+ (and (and (>= (* interleave dcp) 1) (>= dcp 1)) $t10)))
+(assert
+ (let ((?t11 (- q!39 q!29)))
+ (let (($t12 (<= ?t11 0)))
+ (let (($t13 (and (=> (>= ?t11 1) (>= (* interleave ?t11) interleave)) (=> (<= ?t11 (- 1)) (<= (* interleave ?t11) (- interleave))))))
+ (let (($t14 (and (and $t13 (=> (>= ?t11 0) (>= (* interleave ?t11) 0))) (=> $t12 (<= (* interleave ?t11) 0)))))
+ (let (($t10 (>= interleave 1)))
+ (=> $t10 $t14)))))))
+(assert
+ (let ((?t15 (* q!29 interleave)))
+ (let ((?t16 (* rank interleave)))
+ (let ((?t17 (* ?t15 dcp)))
+ (let ((?t18 (- ctx ?t17)))
+ (let ((?t19 (- ?t18 ?t16)))
+ (let (($t20 (>= ?t19 0)))
+ (let ((?t21 (ite $t20 ?t19 0)))
+ (let (($t22 (>= ?t21 interleave)))
+ (let ((?t23 (ite $t22 interleave ?t21)))
+ (let ((?t24 (+ ?t15 ?t23)))
+ (let ((?t25 (- ?t24 ?t15)))
+ (let ((?t2 (- position (* q!37 interleave))))
+ (let (($t26 (< ?t2 ?t25)))
+ (let (($t27 (= q!39 q!29)))
+ (let ((?t28 (- q!29 1)))
+ (let (($t29 (<= q!39 ?t28)))
+ (let ((?t8 (+ (* q!41 interleave) ?t2)))
+ (let (($t30 (< ?t8 ?t24)))
+ (let (($t31 (= $t30 (or $t29 (and $t27 $t26)))))
+ (not $t31)))))))))))))))))))))
+(check-sat)

@@ -1,0 +1,40 @@
+; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
+; split: dcp>=2; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 90 'split-end-stripe-pos': 0 <= u <= I - 1: r*I + u < rem iff u < min(max(rem - r*I, 0), I) (linear)
+; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: S block ctx dcp interleave max_model_len max_num_seqs position rank rows slot split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun interleave () Int)
+(declare-fun position () Int)
+(declare-fun product!0 () Int)
+(declare-fun product!1 () Int)
+(declare-fun product!2 () Int)
+(declare-fun product!3 () Int)
+(declare-fun product!4 () Int)
+(declare-fun start () Int)
+(assert
+ (let ((?t1 (+ start product!2)))
+ (let ((?t2 (- ?t1 product!3)))
+ (let ((?t3 (- ?t2 product!1)))
+ (let (($t4 (>= ?t3 0)))
+ (let ((?t5 (ite $t4 ?t3 0)))
+ (let (($t6 (>= ?t5 interleave)))
+ (let ((?t7 (ite $t6 interleave ?t5)))
+ (let ((?t8 (+ product!4 ?t7)))
+ (let ((?t9 (- ?t8 product!4)))
+ (let ((?t10 (- position product!0)))
+ (let (($t11 (< ?t10 ?t9)))
+ (let ((?t12 (+ product!1 ?t10)))
+ (let (($t13 (< ?t12 ?t2)))
+ (let (($t14 (= $t13 $t11)))
+ (let ((?t15 (- interleave 1)))
+ (let (($t16 (<= ?t10 ?t15)))
+ (let (($t17 (>= ?t10 0)))
+ (let (($t18 (and $t17 $t16)))
+ (let (($t19 (=> $t18 $t14)))
+ (not $t19)))))))))))))))))))))
+(check-sat)
