@@ -8,36 +8,18 @@
 #include "kernels/mla_launch.h"
 #include "reference/mla/math/all.h"
 #include "reference/mla/math/exact_bins.h"
+#include "reference/mla/math/generator.h"
 
 namespace cp::gpu {
 namespace {
 
 using mla::ExactAcc;
 
-// ---- the generator of reference/mla/inputs.cpp (stale/garbage rows), integer-exact ----
-__device__ std::uint64_t splitmix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-constexpr std::uint64_t kGarbageStream = 6;  // inputs.cpp: enum Stream {kKv=1, kWuk, kWuv, kQuery, kPages, kGarbage}
-__device__ std::uint64_t counter_hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  return splitmix(splitmix(seed ^ (stream * 0xd1b54a32d192ed03ull)) ^ index);
-}
-__device__ std::uint16_t garbage_value(std::uint64_t h) {
-  const float mag = mla::add_rn(2.0f, mla::mul_rn(static_cast<float>(h >> 41), 0x1p-22f));
-  return mla::float_to_bf16((h & 1u) ? -mag : mag);
-}
-// One element of garbage_row(stream, key).
-__device__ std::uint16_t garbage_elem(std::uint64_t seed, std::uint64_t stream, std::uint64_t key, int e) {
-  const std::uint64_t base = counter_hash(seed, kGarbageStream, splitmix(stream) ^ key);
-  return garbage_value(splitmix(base + static_cast<std::uint64_t>(e)));
-}
+// The generator's garbage rows (stale workspace rows, slots past the block table) come from
+// reference/mla/math/generator.h, the same CP_HD code the CPU reference runs.
+using mla::garbage_elem;
+using mla::pos_key;
 __device__ std::int64_t min64(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
-__device__ std::uint64_t pos_key(int request, std::int64_t position) {
-  return (static_cast<std::uint64_t>(request) << 40) ^ static_cast<std::uint64_t>(position);
-}
 
 // Inputs::local_row: nullptr past the block table.
 __device__ const std::uint16_t* local_row(const CacheView& cv, int request, std::int64_t rank, std::int64_t local) {
