@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "fuzz/common/plan_cost.h"
 #include "reference/planner/plan.h"
 
 namespace cp::fuzz {
@@ -113,11 +114,6 @@ constexpr std::array<std::int64_t, 10> kWorkspace{65536, 32768, 131072, 1024, 25
 constexpr std::array<std::int64_t, 14> kCtx{1000, 0,    100,   500,   300,   64,    1,
                                             3000, 2048, 30000, 20000, 50000, 70000, 12000};
 constexpr std::array<std::int64_t, 8> kQ{4, 16, 8, 1, 2, 32, 3, 64};
-
-std::int64_t alignment_unit(const Case& c) {
-  const std::int64_t v = c.interleave * c.dcp;
-  return c.dcp > 1 ? std::lcm(c.block, v) : c.block;
-}
 
 template <class IO>
 void schema(IO& io, Case& c, const Selection& sel) {
@@ -280,50 +276,6 @@ std::vector<std::uint8_t> encode_case(const Case& c) {
   if (!(back == c))
     throw CaseError("", "case is outside the fuzz decoder's domain (decodes to '" + print_case(back) + "')");
   return bytes;
-}
-
-std::int64_t simulated_rows(const Case& c) {
-  // Each rank gathers cdiv(len, V) * I padded rows per span (up to I*W more than len in all),
-  // and the checks walk every rank's rows: (ctx + I*W) * W per request with context.
-  const std::int64_t v = std::min<std::int64_t>(c.interleave * c.dcp, std::int64_t{1} << 30);
-  std::int64_t rows = 0;
-  for (auto x : c.ctx)
-    if (x > 0) rows += (x + v) * std::max<std::int64_t>(1, c.dcp);
-  return rows;
-}
-
-std::int64_t estimated_plan_entries(const Case& c) {
-  std::int64_t s = 0;
-  try {
-    s = c.workspace
-            ? *c.workspace
-            : size_workspace(c.version, c.platform, *c.max_model_len, *c.max_num_seqs, c.block, c.dcp, c.interleave);
-  } catch (const std::exception&) {
-    return 0;  // sizing itself refuses: cheap
-  }
-  std::int64_t n = 0, max_ctx = 0, total = 0;
-  for (auto x : c.ctx) {
-    n += x > 0;
-    max_ctx = std::max(max_ctx, x);
-    total += x;
-  }
-  const auto P = static_cast<std::int64_t>(c.ctx.size());
-  if (n == 0 || s <= 0) return P;
-  if (!info(c.version).packed) {  // K = cdiv(max_ctx, M) chunks, every prefill in every chunk
-    const std::int64_t width = std::max<std::int64_t>(1, s / n);
-    return (max_ctx / width + 1) * P;
-  }
-  // Packed: a chunk holds about S/W rows per rank, i.e. about S global positions, minus the
-  // padding of a split to the alignment unit; every request adds at most one more entry.
-  const std::int64_t unit = alignment_unit(c);
-  const std::int64_t per_chunk = s < unit ? s : std::max(unit, s - unit);
-  return total / per_chunk + 2 * P + 1;
-}
-
-std::int64_t estimated_plan_work(const Case& c) {
-  const std::int64_t e = estimated_plan_entries(c);
-  const std::int64_t w = std::max<std::int64_t>(1, c.dcp);
-  return e > (std::int64_t{1} << 40) / w ? std::int64_t{1} << 40 : e * w;
 }
 
 bool in_sizing_domain(const Case& c) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/common/plan_cost.h"
 #include "reference/caseio/case.h"
 #include "reference/planner/versions.h"
 
@@ -40,11 +41,11 @@ struct DecodeLimits {
   static constexpr std::int64_t max_dcp = 64;
   static constexpr std::int64_t max_block = 16384;
   static constexpr std::int64_t max_ctx = (std::int64_t{1} << 24) - 1;
-  static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 34;   // 1024 x 2^24: not binding
-  static constexpr std::int64_t max_q = 1024;                            // 1 + (2^10 - 1)
-  static constexpr std::int64_t max_workspace = std::int64_t{1} << 31;   // 1 + (2^31 - 1)
-  static constexpr std::int64_t max_model_len = std::int64_t{1} << 24;   // 1 + (2^24 - 1)
-  static constexpr std::int64_t max_num_seqs = 2048;                     // 1 + (2^11 - 1)
+  static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 34;  // 1024 x 2^24: not binding
+  static constexpr std::int64_t max_q = 1024;                           // 1 + (2^10 - 1)
+  static constexpr std::int64_t max_workspace = std::int64_t{1} << 31;  // 1 + (2^31 - 1)
+  static constexpr std::int64_t max_model_len = std::int64_t{1} << 24;  // 1 + (2^24 - 1)
+  static constexpr std::int64_t max_num_seqs = 2048;                    // 1 + (2^11 - 1)
 };
 
 // Decodes a case; never throws for any input (the result may still fail validate_case()).
@@ -56,15 +57,6 @@ void decode_case_into(FuzzedDataProvider& fdp, const Selection& sel, Case& c);
 // Bytes that decode (with Selection::all()) to exactly `c`. Throws CaseError naming the key
 // when `c` is outside the decoder's bounds (DecodeLimits).
 std::vector<std::uint8_t> encode_case(const Case& c);
-
-// Rough count of chunk entries the version's planner would build: inputs above a bound are
-// skipped by the fuzzers (they are valid, only slow). Never throws.
-std::int64_t estimated_plan_entries(const Case& c);
-// What one interval-level evaluation costs, roughly: estimated entries x W (the planner's and
-// the checks' per-rank work per entry). Never throws.
-std::int64_t estimated_plan_work(const Case& c);
-// Rows the token-level simulation touches, roughly: sum over requests with context of (ctx + I*W) x W.
-std::int64_t simulated_rows(const Case& c);
 
 // The sizing domain of a workspace: S % W == 0 and S >= lcm(B, I*W) (B without DCP) — what
 // every aligned sizing function guarantees. An explicit workspace outside it is not a bug of

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "fuzz/common/plan_cost.h"
 #include "invariants/interval/interval.h"
 #include "reference/arith/checked_int.h"
 #include "reference/planner/plan.h"
@@ -100,24 +101,6 @@ struct Base {
   }
 };
 
-// Work of one evaluation, roughly (entries x W), to leave out cells that would take seconds.
-std::int64_t rough_work(const Case& c) {
-  std::int64_t s = 0;
-  try {
-    s = c.workspace
-            ? *c.workspace
-            : size_workspace(c.version, c.platform, *c.max_model_len, *c.max_num_seqs, c.block, c.dcp, c.interleave);
-  } catch (const std::exception&) {
-    return 0;
-  }
-  std::int64_t n = 0, mx = 0, total = 0;
-  for (auto x : c.ctx) n += x > 0, mx = std::max(mx, x), total += x;
-  const auto P = static_cast<std::int64_t>(c.ctx.size());
-  if (n == 0 || s <= 0) return P;
-  const std::int64_t entries =
-      info(c.version).packed ? total / s + 2 * P + 1 : (mx / std::max<std::int64_t>(1, s / n) + 1) * P;
-  return entries * c.dcp;
-}
 constexpr std::int64_t kMaxCellWork = std::int64_t{1} << 16;
 
 MapCell evaluate_cell(const Case& c) {
@@ -130,7 +113,7 @@ MapCell evaluate_cell(const Case& c) {
     cell.detail = e.what();
     return cell;
   }
-  if (rough_work(c) > kMaxCellWork) {
+  if (estimated_plan_work(c) > kMaxCellWork) {
     cell.category = "plan too large";
     cell.detail = "over 2^16 entries x W: not evaluated";
     return cell;
