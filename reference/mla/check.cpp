@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <iterator>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -188,8 +190,13 @@ class Engine {
       : in_(in),
         s_(in.s),
         threads_(threads),
-        wk_pack_(pack_strips(in.w_uk, in.s.L, static_cast<long>(in.s.N) * in.s.Pn)),
-        wv_pack_(pack_strips(in.w_uv, in.s.L, static_cast<long>(in.s.N) * in.s.Vd)) {}
+        wk_pack_(std::make_shared<const std::vector<float>>(
+            pack_strips(in.w_uk, in.s.L, static_cast<long>(in.s.N) * in.s.Pn))),
+        wv_pack_(std::make_shared<const std::vector<float>>(
+            pack_strips(in.w_uv, in.s.L, static_cast<long>(in.s.N) * in.s.Vd))) {}
+  // The same engine on another number of threads (the packed weights are shared, not copied).
+  Engine(const Engine& e, int threads)
+      : in_(e.in_), s_(e.s_), threads_(threads), wk_pack_(e.wk_pack_), wv_pack_(e.wv_pack_) {}
 
   void init(Work& w, bool oracle) const {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
@@ -226,7 +233,7 @@ class Engine {
       for (int e = 0; e < Rr; ++e) kpe[i * Rr + e] = bf16_to_float(rows[i * s_.row() + s_.L + e]);
     // K rows are independent: split rows; then each (token, head) keeps its order over rows.
     parallel_for(threads_, n, n * N * s_.L * Pn, [&](std::int64_t i0, std::int64_t i1) {
-      up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uk, wk_pack_, Pn, kn.data() + i0 * N * Pn);
+      up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uk, *wk_pack_, Pn, kn.data() + i0 * N * Pn);
     });
     parallel_for(threads_, static_cast<std::int64_t>(qn) * N, n * qn * N * qk, [&](std::int64_t th0, std::int64_t th1) {
       for (std::int64_t i = 0; i < n; ++i)
@@ -295,7 +302,7 @@ class Engine {
     std::vector<float> v(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * N * Vd);
     if (n > 0)
       parallel_for(threads_, n, n * N * s_.L * Vd, [&](std::int64_t i0, std::int64_t i1) {
-        up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uv, wv_pack_, Vd, v.data() + i0 * N * Vd);
+        up_project(rows + i0 * s_.row(), i1 - i0, in_.w_uv, *wv_pack_, Vd, v.data() + i0 * N * Vd);
       });
     if (exact)
       parallel_for(threads_, N, n * qn * N * Vd * 4, [&](std::int64_t h0, std::int64_t h1) {
@@ -390,7 +397,7 @@ class Engine {
   const Inputs& in_;
   const Shape s_;
   int threads_;
-  std::vector<float> wk_pack_, wv_pack_;  // W_UK / W_UV as 16-column strips
+  std::shared_ptr<const std::vector<float>> wk_pack_, wv_pack_;  // W_UK / W_UV as 16-column strips
 };
 
 // The chunk's workspace rows [0, total) as the version's data path produces them. Under DCP:
@@ -522,7 +529,12 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
     return slice_heads(std::move(full), res.heads);
   }();
   const Shape& s = in.s;
-  const Engine eng(in, std::max(1, opts.threads));
+  // The unchunked reference and the chunked pipeline share nothing but the inputs: with two or
+  // more threads they run side by side on half the threads each (every sum keeps its own
+  // order, so no bit depends on it).
+  const int threads = std::max(1, opts.threads);
+  const Engine eng(in, threads - threads / 2);
+  const Engine ref_eng(eng, std::max(1, threads / 2));
 
   // One Work per prefill, in prefill order; prefill token index of each.
   std::vector<Work> ref(plan.prefills.size()), chk(plan.prefills.size());
@@ -544,8 +556,10 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   res.prefill_tokens = T;
   const std::size_t per_token = static_cast<std::size_t>(s.N) * s.Vd;
 
-  // --- Unchunked reference (exact) and the float64 oracle over the true keys.
-  reference_outputs(eng, in, ref, opts.exact, opts.vllm);
+  // --- Unchunked reference (exact) and the float64 oracle over the true keys; the future
+  // joins (and rethrows) at .get() below, or in its destructor if the pipeline throws first.
+  std::future<void> reference = std::async(threads >= 2 ? std::launch::async : std::launch::deferred,
+                                           [&] { reference_outputs(ref_eng, in, ref, opts.exact, opts.vllm); });
 
   // --- Chunked pipeline: the data path per chunk, both passes, vLLM partials in pass 2.
   std::vector<std::vector<RowSource>> sims(plan.chunks.size());
@@ -609,6 +623,8 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
       w.have_part = true;
     }
   }
+
+  reference.get();
 
   // --- Outputs.
   std::vector<float> ref_out(static_cast<std::size_t>(T) * per_token), chk_out(ref_out.size());

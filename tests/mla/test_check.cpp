@@ -8,9 +8,9 @@
 
 #include "invariants/catalogue.h"
 #include "reference/caseio/regression.h"
-#include "tests/mla/narrow_dims.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
+#include "tests/mla/narrow_dims.h"
 
 namespace cp::mla {
 namespace {
@@ -80,7 +80,8 @@ RC_GTEST_PROP(MlaChunkInvariance, TwoWorkspacesGiveIdenticalBits, ()) {
       RC_FAIL("element " + std::to_string(i) + " differs between " + print_case(a) + " and " + print_case(b));
 }
 
-// Threads split heads; the bits do not depend on it.
+// Threads split heads, and with two or more the unchunked reference runs beside the chunked
+// pipeline; the bits do not depend on it (reference, chunked, vLLM-style out and lse).
 TEST(MlaChunkInvariance, ThreadsDoNotChangeBits) {
   const Case c = parse_case(
       "version=v6-current platform=cuda workspace=1024 block=16 dcp=4 interleave=4 ctx=3000,17,0,900 q=3,4,2,5 "
@@ -90,9 +91,18 @@ TEST(MlaChunkInvariance, ThreadsDoNotChangeBits) {
   two.threads = 2;
   const auto a = run_check(c, one), b = run_check(c, two);
   ASSERT_TRUE(a.exact.identical()) << a.one_line();
-  ASSERT_EQ(a.chunked_out.size(), b.chunked_out.size());
-  for (std::size_t i = 0; i < a.chunked_out.size(); ++i)
-    ASSERT_EQ(bits_of(a.chunked_out[i]), bits_of(b.chunked_out[i]));
+  const auto same_bits = [](const std::vector<float>& x, const std::vector<float>& y, const char* what) {
+    ASSERT_EQ(x.size(), y.size()) << what;
+    ASSERT_FALSE(x.empty()) << what;
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits_of(x[i]), bits_of(y[i])) << what << " element " << i;
+  };
+  same_bits(a.chunked_out, b.chunked_out, "chunked");
+  same_bits(a.reference_out, b.reference_out, "reference");
+  same_bits(a.reference_lse, b.reference_lse, "reference lse");
+  for (int f = 0; f < 2; ++f) {
+    same_bits(a.vllm_out[f], b.vllm_out[f], "vllm out");
+    same_bits(a.vllm_lse[f], b.vllm_lse[f], "vllm lse");
+  }
 }
 
 // Sampled verification: the chosen heads' elements have exactly the bits of the full run.
