@@ -34,6 +34,14 @@ ProveOptions small(Version v, Platform p, std::vector<InvariantId> inv) {
   return o;
 }
 
+// The one row `o` selects is PROVED, over the whole domain (unbounded) or only on it.
+void expect_one_row_proved(const ProveOptions& o, bool unbounded) {
+  const auto rows = prove(o);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
+  EXPECT_EQ(rows[0].unbounded, unbounded) << rows[0].method;
+}
+
 TEST(SmtProve, LegacyCounterexampleFoundAndReplays) {
   auto o = small(Version::v1_dcp, Platform::rocm, {InvariantId::I1_workspace_div_dcp});
   const auto rows = prove(o);
@@ -97,20 +105,14 @@ TEST(SmtProve, PackedLemmaChainsProveUnbounded) {
 TEST(SmtProve, PackedLocalLengthChainProvesUnbounded) {
   auto o = small(Version::v6_current, Platform::rocm, {InvariantId::I8_local_length_bookkeeping});
   o.jobs = 2;
-  const auto rows = prove(o);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
-  EXPECT_TRUE(rows[0].unbounded) << rows[0].method;
+  expect_one_row_proved(o, true);
 }
 
 // pr41229 sizes S = round_down(x, W): its I-1 closed chain (S = q*W, floordiv(q*W, W) = q)
 // decides what the sliced query left UNKNOWN.
 TEST(SmtProve, Pr41229WorkspaceChainProves) {
   auto o = small(Version::pr41229, Platform::cuda, {InvariantId::I1_workspace_div_dcp});
-  const auto rows = prove(o);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
-  EXPECT_TRUE(rows[0].unbounded) << rows[0].method;
+  expect_one_row_proved(o, true);
 }
 
 // I-3 by the closed chain over one greedy step (take-all, split-bound, progress); the case
@@ -118,10 +120,7 @@ TEST(SmtProve, Pr41229WorkspaceChainProves) {
 TEST(SmtProve, PackedCoverageChainProvesUnbounded) {
   auto o = small(Version::v5_packed, Platform::cuda, {InvariantId::I3_coverage});
   o.domain.apply("dcp=1");
-  const auto rows = prove(o);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
-  EXPECT_TRUE(rows[0].unbounded) << rows[0].method;
+  expect_one_row_proved(o, true);
 }
 
 // v6 without DCP on CUDA needs S0 = min(.., 65536) >= B: the chain uses the block bound, so the
@@ -129,10 +128,7 @@ TEST(SmtProve, PackedCoverageChainProvesUnbounded) {
 TEST(SmtProve, V6BudgetChainIsBoundedWhereItMustBe) {
   auto o = small(Version::v6_current, Platform::cuda, {InvariantId::I2_nonempty_chunk_width});
   o.jobs = 2;
-  const auto rows = prove(o);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].status, Status::proved) << rows[0].detail;
-  EXPECT_FALSE(rows[0].unbounded) << rows[0].method;
+  expect_one_row_proved(o, false);
 }
 
 }  // namespace
