@@ -16,6 +16,7 @@ PARTS=${PARTS:-build bits export kernels bench}
 THIRD=${THIRD:-}
 BIN=$PWD/build/cu/chunkproof
 log() { echo "== $* ($(date +%T))"; }
+. "$(dirname "$0")/gpu-bit-checks.sh"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 {
   log host
@@ -36,23 +37,11 @@ has() { [[ " $PARTS " == *" $1 "* ]]; }
     grep -E "registers|spill" "$W/logs/build.log" | head -5
   fi
   if has bits; then
-    log "bits: GPU vs CPU, 300 random v6-current cases (every element, raw bits)"
-    timeout 120 "$BIN" check --device gpu --random 300 --seed 1 --quiet | tail -n 2; rc=$?
-    echo "rc=$rc"
-    if [ "$rc" != 0 ]; then
+    # A disagreement of the tiled up-projection falls back to the previous kernel for the rest.
+    if ! gpu_bit_checks "$BIN" 300; then
       echo "TILED UP-PROJECTION DISAGREES: the rest of this run uses CHUNKPROOF_GPU_UPPROJ=rows8"
       export CHUNKPROOF_GPU_UPPROJ=rows8
     fi
-    log "bits: corpus regressions"
-    grep -h '^version=' corpus/regressions/*.case | while read -r line; do
-      timeout 60 "$BIN" check --device gpu --case "$line" --quiet | grep -E '^(FAIL)|gpu check' | tail -n 1
-    done
-    log "bits: sampled DeepSeek-V3 64K, dcp 1 and 8"
-    for d in 1 8; do
-      /usr/bin/time -f "wall %e s" timeout 120 "$BIN" check --device gpu --sample-heads 2 \
-        --case "version=v6-current platform=cuda workspace=65536 block=64 dcp=$d interleave=1 dims=deepseek-v3 ctx=65536 q=16" |
-        grep -E '^(ok|FAIL)|wall'
-    done
   fi
   if has export; then
     log "export --device gpu (every head cross-checked) == export --device cpu, byte for byte"

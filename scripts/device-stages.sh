@@ -20,24 +20,13 @@ if ! ldd "$B" | grep -q 'libnccl.so.2 => /'; then
   export LD_LIBRARY_PATH=$d:$LD_LIBRARY_PATH
 fi
 log() { echo "== $* ($(date +%T))"; }
+. "$(dirname "$0")/gpu-bit-checks.sh"
 {
   log host
   nproc
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
   if has bits; then
-    log "bits: GPU vs CPU, 300 random v6-current cases (every element, raw bits)"
-    timeout 150 "$B" check --device gpu --random 300 --seed 1 --quiet | tail -n 2
-    echo "rc=${PIPESTATUS[0]}"
-    log "bits: corpus regressions"
-    grep -h '^version=' corpus/regressions/*.case | while read -r line; do
-      timeout 60 "$B" check --device gpu --case "$line" --quiet | grep -E '^(FAIL)|gpu check' | tail -n 1
-    done
-    log "bits: sampled DeepSeek-V3 64K, dcp 1 and 8"
-    for d in 1 8; do
-      /usr/bin/time -f "wall %e s" timeout 120 "$B" check --device gpu --sample-heads 2 \
-        --case "version=v6-current platform=cuda workspace=65536 block=64 dcp=$d interleave=1 dims=deepseek-v3 ctx=65536 q=16" |
-        grep -E '^(ok|FAIL)|wall|gpu exact'
-    done
+    gpu_bit_checks "$B" 300
     REP='version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=300,0,77 q=3,2,4'
     log "compute-sanitizer memcheck + racecheck ($REP)"
     timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" check --device gpu --case "$REP" | tail -2
@@ -53,17 +42,7 @@ log() { echo "== $* ($(date +%T))"; }
     REP='version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=300,0,77 q=3,2,4'
     log "fast: representative case"
     timeout 60 "$B" check --device gpu --mode fast --case "$REP" | head -3
-    log "fast: 200 random cases"
-    timeout 150 "$B" check --device gpu --mode fast --random 200 --seed 1 --quiet | tail -n 3
-    echo "rc=${PIPESTATUS[0]}"
-    log "fast: corpus regressions"
-    grep -h '^version=' corpus/regressions/*.case | while read -r line; do
-      timeout 60 "$B" check --device gpu --mode fast --case "$line" --quiet | grep -E '^(FAIL)|gpu check' | tail -n 1
-    done
-    log "fast: sampled DeepSeek-V3 64K"
-    /usr/bin/time -f "wall %e s" timeout 120 "$B" check --device gpu --mode fast --sample-heads 2 \
-      --case "version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 dims=deepseek-v3 ctx=65536 q=16" |
-      cut -c1-900
+    gpu_bit_checks "$B" 200 --mode fast
     log "fast: bench --device gpu --mode fast --reps 5"
     timeout 200 "$B" bench --device gpu --mode fast --reps 5
   fi
