@@ -62,7 +62,7 @@ InvariantResult check_I12(const Case& c, const Plan& p) {
   Sink s(InvariantId::I12_merge_preconditions);
   if (!p.built) return s.not_evaluated();
   if (p.chunks.empty()) return s.not_applicable("no context chunks: no merge of context partials");
-  const bool triton = c.platform == Platform::rocm;  // the CUDA merge kernel is used only on CUDA (S12)
+  const bool triton = p.merge == MergeFlavour::triton;  // the dispatcher's choice, recorded in the plan
   if (p.packed) {
     // No chunk may hold an empty span: two empty partials must never meet.
     for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
@@ -114,24 +114,31 @@ InvariantResult check_I13(const Case& c, const Plan& p) {
   Sink s(InvariantId::I13_context_prefix);
   if (p.num_with_context == 0) return s.not_applicable("no prefill has context: no context merge");
   if (p.packed) {
-    // Explicit empty ranges: they must be exactly the context-free prefills' tokens.
+    // Explicit empty ranges (neutralize_empty_context_partials): exactly the context-free
+    // prefills' query ranges, in order. A missing one leaves garbage in that request's context
+    // partial; an extra one zeroes the partial of a request whose context was attended.
     const auto& qsl = qsl_scratch(c);
     const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
-    std::size_t k = 0;
-    const std::int64_t limit = p.prefill_tokens_with_context.value_or(INT64_MAX);
-    for (int r : p.prefills) {
-      if (c.ctx[static_cast<std::size_t>(r)] != 0) continue;
-      if (qsl[r] - base >= limit) continue;  // past prefill_tokens_with_context: suffix only
-      const std::pair<std::int64_t, std::int64_t> want{qsl[r] - base, qsl[r + 1] - base};
-      if (k >= p.empty_token_ranges.size() || p.empty_token_ranges[k] != want)
+    std::vector<std::pair<std::int64_t, std::int64_t>> want;
+    for (int r : p.prefills)
+      if (c.ctx[static_cast<std::size_t>(r)] == 0) want.emplace_back(qsl[r] - base, qsl[r + 1] - base);
+    const auto text = [](const std::pair<std::int64_t, std::int64_t>& t) {
+      return "[" + str(t.first) + ", " + str(t.second) + ")";
+    };
+    for (const auto& t : want)
+      if (std::find(p.empty_token_ranges.begin(), p.empty_token_ranges.end(), t) == p.empty_token_ranges.end())
         s.add([&] {
-          return Violation{.request = r,
-                           .expected = "empty token range [" + str(want.first) + ", " + str(want.second) + ")",
+          return Violation{.expected = "empty token range " + text(t),
                            .got = "absent",
-                           .reason = "context-free tokens not marked empty"};
+                           .reason = "a context-free prefill's tokens are not neutralised to (0, -inf)"};
         });
-      ++k;
-    }
+    for (const auto& t : p.empty_token_ranges)
+      if (std::find(want.begin(), want.end(), t) == want.end())
+        s.add([&] {
+          return Violation{.expected = "no empty range over tokens of a request with context",
+                           .got = "empty token range " + text(t),
+                           .reason = "the request's attended context partial would be zeroed"};
+        });
     return s.done();
   }
   if (!p.prefill_tokens_with_context) return s.not_applicable("this version passes no prefill_tokens_with_context");

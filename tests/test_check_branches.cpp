@@ -246,16 +246,17 @@ TEST(CheckBranches, DecodeNoteOnlyWithDecodes) {
   EXPECT_TRUE(has_decode_note(p));
 }
 
-// S8 bookkeeping: prefill_tokens_with_context is the query end of the last prefill with
-// context (unset when none has context: no chunk, no merge), and only context-free prefills before it get empty ranges.
-TEST(CheckBranches, V6PrefillTokensWithContext) {
+// vLLM 903ecb17 bookkeeping: no prefill_tokens_with_context; every context-free prefill is an
+// empty query range, also those after the last request with context (no metadata at all when
+// no prefill has context: no chunk, no merge).
+TEST(CheckBranches, V6EmptyRangesListEveryContextFreePrefill) {
   const Plan none = make_plan(parse_case("version=v6-current platform=cuda workspace=1000 block=16 ctx=0,0 q=4,4"));
   EXPECT_FALSE(none.prefill_tokens_with_context.has_value());  // no chunk, no merge
   EXPECT_TRUE(none.empty_token_ranges.empty());
   const Plan mixed =
       make_plan(parse_case("version=v6-current platform=cuda workspace=1000 block=16 ctx=64,0,64,0 q=4,4,4,4"));
-  EXPECT_EQ(*mixed.prefill_tokens_with_context, 12);
-  EXPECT_EQ(mixed.empty_token_ranges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 8}}));
+  EXPECT_FALSE(mixed.prefill_tokens_with_context.has_value());
+  EXPECT_EQ(mixed.empty_token_ranges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 8}, {12, 16}}));
 }
 
 TEST(CheckBranches, ClassifyRowKindsAtTheirBoundaries) {

@@ -138,10 +138,7 @@ void encode_packed_sliced(z3::context& ctx, Z3Scope& sc, const PackedStep& p, En
       step("sized-S-ge-A", "round_up(max(S0, ...), A) >= A", S >= A);
       if (key.platform == Platform::rocm) step("A-ge-align", "A = (I*W)*y >= I*W = align", A >= align);
     } else {
-      if (info(key.version).sizing == SizingRule::packed_v6)
-        step("S0-ge-B", "min(max(8*mml, 4*mns*B), 65536) >= B for B <= 65536", S >= B);
-      else
-        step("S-ge-B", "round_up(max(S0, mns*B), B) >= B", S >= B);
+      step("S-ge-B", "round_up(max(S0, ...), B) >= B", S >= B);
     }
     step("S-ge-align", "S >= align", S >= align);
   };

@@ -23,8 +23,8 @@ ChainFacts prelude(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding&
   const InvariantId inv = p.key.invariant;
   const std::vector<expr> dB = lc.dom(B), dW = lc.dom(W), dI = lc.dom(I);
   // Sizing: S = qU * A with A the alignment the sizing rounds to (lcm(B, I*W) under DCP, B
-  // without) and qU >= 1. v6 without DCP does not round (S = S0): handled separately.
-  const bool rounds = p.c.sized && (dcp || info(p.key.version).sizing == SizingRule::packed_v5);
+  // without) and qU >= 1: both packed sizings (v5, v6 at 903ecb17) round up on every path.
+  const bool rounds = p.c.sized;
   std::optional<expr> Lsym, Ldef, qU, sizedS, qUpos, apos;
   if (!sc.lcms().empty()) {
     Lsym = sc.lcms().front().l;
@@ -109,21 +109,11 @@ struct SizeFacts {
   std::vector<expr> h;
   bool align_one;  // no DCP, no block alignment: align = 1, Mmax = S
 };
-SizeFacts size_ge_align(Z3Scope& sc, const PackedStep& p, Encoding& enc, LemmaChain& lc, const ChainFacts& f) {
+SizeFacts size_ge_align(Z3Scope& sc, const PackedStep& p, LemmaChain& lc, const ChainFacts& f) {
   expr sgeA = p.S >= f.A;
   if (f.rounds) {
     sgeA = lc.closed("S-ge-A", "S = qU*A with qU >= 1", p.S >= f.A,
                      {*f.sizedS, *f.qUpos, *f.apos, lc.mono(f.A, *f.qU - 1)});
-  } else if (!p.aligns_to_block) {  // v6 without DCP, align 1: S = S0 >= 8 >= 1
-    sgeA = lc.closed("S0-positive", "min(max(8*mml, 4*mns*B), 65536) >= 1", p.S >= 1,
-                     LemmaChain::cat(LemmaChain::cat(f.dS, f.dW), lc.dom(p.c.mml)));
-  } else {  // v6 without DCP: S = S0 = min(max(8*mml, 4*mns*B), 65536) >= B needs B <= 65536
-    enc.method += "; v6 without DCP: bounded by block <= " + std::to_string(p.d->block_max) + " (S0 <= 65536)";
-    sgeA = lc.closed("S0-ge-B", "min(max(8*mml, 4*mns*B), 65536) >= B for 1 <= B <= 65536", p.S >= f.A,
-                     LemmaChain::cat(LemmaChain::cat(LemmaChain::cat(LemmaChain::cat(LemmaChain::cat(f.dS, f.dW), f.dB),
-                                                                     lc.bounds_of(p.B)),
-                                                     lc.dom(p.c.mns)),
-                                     {lc.mono(p.B, p.c.mns - 1)}));
   }
   std::vector<expr> h{sgeA};
   if (p.dcp) {
@@ -143,7 +133,7 @@ SizeFacts size_ge_align(Z3Scope& sc, const PackedStep& p, Encoding& enc, LemmaCh
 
 void chain_I2([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
               [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc, [[maybe_unused]] const ChainFacts& f) {
-  const SizeFacts sz = size_ge_align(sc, p, enc, lc, f);
+  const SizeFacts sz = size_ge_align(sc, p, lc, f);
   if (sz.align_one) {  // align = 1: Mmax = S
     lc.closed("Mmax-positive", "Mmax = round_down(S, 1) = S >= 1", p.pp.Mmax > 0, LemmaChain::cat({sz.sgeA}, f.dB),
               true);
@@ -191,7 +181,7 @@ void chain_I3([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [
                         p.start + p.split < p.cx && p.start + p.split == align * (p.ks + p.k) && p.split >= 1),
             LemmaChain::cat(lc.dom(p.start), {sin, apos, lc.mono(align, p.k), lc.mono(align, p.k - 1)}), true);
   // Progress.
-  const SizeFacts sz = size_ge_align(sc, p, enc, lc, f);
+  const SizeFacts sz = size_ge_align(sc, p, lc, f);
   expr mge = p.pp.Mmax >= align;
   if (sz.align_one) {
     mge = lc.closed("Mmax-ge-align", "Mmax = round_down(S, 1) = S >= 1 = align", mge, LemmaChain::cat({sz.sgeA}, f.dB));

@@ -43,17 +43,17 @@ N workspace_v5(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
   N A = packed_alignment(B, W, I);
   return round_up(max(sizing_base(mml, mns, B, 64 * 1024), mns * A), A);
 }
-// Post-#51733 (v6-current, inferred from S8/S9): no mns floor; under DCP
-// round_up(max(S0, A), A); without DCP the base size as is (S8: B=11000 keeps 65536).
+// Post-#51733 (v6-current): align_mla_chunked_context_workspace_size at vLLM 903ecb17
+// (vllm/model_executor/layers/attention/mla_attention.py): no mns floor, and on every path,
+// DCP or not, round_up(max(S0, A), A) with A = B without DCP, lcm(B, I*W) with it (B=11000
+// sizes 66000; a test of the pre-merge branch 27ff206f expected 65536, the shipped code does not).
 template <class N>
 N align_workspace(const N& S, const N& A) {  // S9: align(100)=128, align(8)=64 for A=64
   return round_up(max(S, A), A);
 }
 template <class N>
 N workspace_v6(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
-  N S0 = sizing_base(mml, mns, B, 64 * 1024);
-  N A = packed_alignment(B, W, I);
-  return select(W == lit(W, 1), S0, align_workspace(S0, A));
+  return align_workspace(sizing_base(mml, mns, B, 64 * 1024), packed_alignment(B, W, I));
 }
 
 // ---- old planner: equal split by floor-divide (spec §2.2) -----------------------------

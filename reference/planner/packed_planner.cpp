@@ -74,19 +74,13 @@ struct Packer {
   }
 };
 
-// Context-free prefills get an explicit empty partial (init_mla_context_partial). S7 (v5)
-// lists every context-free prefill; S8 (v6) passes prefill_tokens_with_context = end of the
-// last request with context and lists only the context-free prefills before it
-// (ctx=[64,0,64,0], q=4 each: 12 and [(4,8)]).
+// Context-free prefills get an explicit empty partial (neutralize_empty_context_partials): the
+// builder's empty_token_slices list EVERY context-free prefill, in order, as its prefill query
+// range (vLLM 903ecb17 build_mla_chunked_context_metadata; ctx=[64,0,64,0], q=4 each:
+// [(4,8), (12,16)]), and the final merge runs over every prefill token.
 void record_empty_ranges(const Case& c, Plan& plan, const std::vector<std::int64_t>& qsl, std::int64_t base) {
-  const bool up_to_last = info(c.version).context_mask == ContextMask::last_with_context;
-  std::int64_t end_with_context = 0;
   for (int r : plan.prefills)
-    if (c.ctx[r] > 0) end_with_context = qsl[r + 1] - base;
-  if (up_to_last) plan.prefill_tokens_with_context = end_with_context;
-  for (int r : plan.prefills)
-    if (c.ctx[r] == 0 && (!up_to_last || qsl[r + 1] - base <= end_with_context))
-      plan.empty_token_ranges.emplace_back(qsl[r] - base, qsl[r + 1] - base);
+    if (c.ctx[r] == 0) plan.empty_token_ranges.emplace_back(qsl[r] - base, qsl[r + 1] - base);
 }
 
 }  // namespace

@@ -201,7 +201,7 @@ void record_geometry(const Case& c, Plan& plan) {
   plan.dcp = c.dcp;
   plan.interleave = c.interleave;
   plan.virtual_block = (Int(c.interleave) * c.dcp).get();
-  plan.merge = merge_flavour(c.platform);
+  plan.merge = merge_flavour(c.platform, c.dims.v_dim);
   plan.packed = info(c.version).packed;
   plan.gather = gather_kind(info(c.version), c.dcp > 1);
 }

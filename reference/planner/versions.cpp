@@ -49,10 +49,10 @@ constexpr std::array kVersions{
         "floor); a context-free request closes the chunk",
         "S7", packed, packed_v5, block_per_builder, true, true, false, GatherKind::token_major, none),
     row(Version::v6_current, "v6-current",
-        "v5 planner with #51733 workspace sizing (no max_num_seqs floor); prefill_tokens_with_context "
-        "and empty ranges as S8",
-        "S8/S9/S10", packed, packed_v6, block_per_builder, true, true, false, GatherKind::token_major,
-        last_with_context),
+        "v5 planner with #51733 workspace sizing (no max_num_seqs floor; round_up(max(S0, A), A), "
+        "A = B or lcm(B, I*W)); every context-free prefill an empty query range",
+        "vLLM 903ecb17 (S9/S10)", packed, packed_v6, block_per_builder, true, true, false, GatherKind::token_major,
+        none),
 };
 
 }  // namespace

@@ -34,7 +34,7 @@ enum class SizingRule {
   legacy,     // S2-S5: 64K cap, then max(S, mns*B) (#25478)
   pr41229,    // legacy rounded down to a multiple of W
   packed_v5,  // #50484: round_up(max(S0, mns*A), A)
-  packed_v6,  // #51733: no mns floor; under DCP round_up(max(S0, A), A)
+  packed_v6,  // #51733 (vLLM 903ecb17): no mns floor; round_up(max(S0, A), A) with or without DCP
 };
 
 // What the chunk width / split alignment is rounded to (spec §2.4).
@@ -53,9 +53,9 @@ enum class PlannerKind {
 
 // How context-free prefills reach the final merge (I-12, I-13).
 enum class ContextMask {
-  none,               // S1/S2/S7: nothing passed
-  first_n,            // S4/S5: prefill_tokens_with_context = query end of the first n prefills
-  last_with_context,  // S8: end of the last prefill with context; empty ranges before it
+  none,     // S1/S2, v5, v6 (vLLM 903ecb17): nothing passed (the packed planner lists every
+            // context-free prefill as an empty query range: (0, -inf) partials)
+  first_n,  // S4/S5: prefill_tokens_with_context = query end of the first n prefills
 };
 
 struct VersionInfo {
@@ -91,10 +91,16 @@ constexpr bool aot_schedule(Platform p) { return p == Platform::cuda; }
 
 // The gather kernel a plan of this version uses.
 GatherKind gather_kind(const VersionInfo& v, bool dcp);
-// The merge_attn_states kernel the platform dispatches to (the CUDA kernel additionally needs
-// head_size % 8 == 0; the numerics fall back to Triton otherwise, as vLLM does).
-constexpr MergeFlavour merge_flavour(Platform p) {
-  return p == Platform::cuda ? MergeFlavour::cuda : MergeFlavour::triton;
+// The dtype of the partial outputs the merge reads (the model dtype: bf16 for DeepSeek/Kimi).
+enum class PartialDtype { bf16, fp16, fp32 };
+// The merge_attn_states kernel vLLM's dispatcher runs (vllm/v1/attention/ops/merge_attn_states.py,
+// the same rule since the CUDA kernel came in): the CUDA kernel only on CUDA, for fp32/fp16/bf16
+// partials whose head size (v_dim in MLA: the partials are sliced to it) is a multiple of the
+// kernel's 16-byte pack (4 fp32, 8 half/bf16); Triton otherwise. The one place this rule lives:
+// the plan records it, and I-12, the numerics and the export read the plan.
+constexpr MergeFlavour merge_flavour(Platform p, std::int64_t head_size, PartialDtype d = PartialDtype::bf16) {
+  const std::int64_t pack = d == PartialDtype::fp32 ? 4 : 8;
+  return p == Platform::cuda && head_size % pack == 0 ? MergeFlavour::cuda : MergeFlavour::triton;
 }
 
 // Whether the S1 builder dies before planning: it rounds by self.page_size, which __init__

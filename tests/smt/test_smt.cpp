@@ -123,12 +123,13 @@ TEST(SmtProve, PackedCoverageChainProvesUnbounded) {
   expect_one_row_proved(o, true);
 }
 
-// v6 without DCP on CUDA needs S0 = min(.., 65536) >= B: the chain uses the block bound, so the
-// row is PROVED on the domain, not unbounded.
-TEST(SmtProve, V6BudgetChainIsBoundedWhereItMustBe) {
+// Regression (issue 22): with the pre-merge sizing (S = S0 unaligned without DCP) I-2 needed
+// S0 = min(.., 65536) >= B, a bound on B, and the row was PROVED only on the domain. vLLM
+// 903ecb17 rounds up to A = B on that path too, so S = qU*B >= B for every B: UNBOUNDED.
+TEST(SmtProve, V6BudgetChainProvesUnbounded) {
   auto o = small(Version::v6_current, Platform::cuda, {InvariantId::I2_nonempty_chunk_width});
   o.jobs = 2;
-  expect_one_row_proved(o, false);
+  expect_one_row_proved(o, true);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 ; chunkproof prove: v6-current / rocm / I-3 (each context is covered exactly once, in order, by the chunk spans)
-; split: dcp=1; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I; v6 without DCP: bounded by block <= 16384 (S0 <= 65536)
-; step 17 'Mmax-ge-align': Mmax = floordiv(S, align)*align >= align
+; split: dcp=1; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 19 'S-ge-A': S = qU*A with qU >= 1
 ; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
 ;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
@@ -10,27 +10,21 @@
 (set-info :status unknown)
 (declare-fun S () Int)
 (declare-fun block () Int)
-(declare-fun block_div_interleave () Int)
-(declare-fun interleave () Int)
-(declare-fun q!5 () Int)
+(declare-fun q!3 () Int)
 (assert
- (>= S block))
+ (= S (* q!3 block)))
+(assert
+ (>= q!3 1))
 (assert
  (>= block 1))
 (assert
- (let (($t1 (>= block_div_interleave 1)))
- (and $t1 (= block (* interleave block_div_interleave)))))
+ (let (($t1 (=> (<= (- q!3 1) 0) (<= (* block (- q!3 1)) 0))))
+ (let (($t2 (=> (>= (- q!3 1) 0) (>= (* block (- q!3 1)) 0))))
+ (let (($t3 (=> (<= (- q!3 1) (- 1)) (<= (* block (- q!3 1)) (- block)))))
+ (let (($t4 (=> (>= (- q!3 1) 1) (>= (* block (- q!3 1)) block))))
+ (let (($t5 (>= block 1)))
+ (=> $t5 (and (and (and $t4 $t3) $t2) $t1))))))))
 (assert
- (>= q!5 1))
-(assert
- (let (($t2 (=> (<= (- q!5 1) 0) (<= (* block (- q!5 1)) 0))))
- (let (($t3 (=> (>= (- q!5 1) 0) (>= (* block (- q!5 1)) 0))))
- (let (($t4 (=> (<= (- q!5 1) (- 1)) (<= (* block (- q!5 1)) (- block)))))
- (let (($t5 (=> (>= (- q!5 1) 1) (>= (* block (- q!5 1)) block))))
- (let (($t6 (>= block 1)))
- (=> $t6 (and (and (and $t5 $t4) $t3) $t2))))))))
-(assert
- (let ((?t7 (* q!5 block)))
- (let (($t8 (>= ?t7 block)))
- (not $t8))))
+ (let (($t6 (>= S block)))
+ (not $t6)))
 (check-sat)

@@ -1,6 +1,6 @@
 ; chunkproof prove: v6-current / rocm / I-3 (each context is covered exactly once, in order, by the chunk spans)
-; split: dcp=1; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I; v6 without DCP: bounded by block <= 16384 (S0 <= 65536)
-; step 1 'lemma-monotone': generic: d >= 1 implies (e >= 1 => d*e >= d), (e <= -1 => d*e <= -d), d*e has the sign of e
+; split: dcp=1; method: closed lemma chain over one arbitrary greedy step (induction), symbolic B/W/I
+; step 10 'align-positive': align >= 1
 ; domain: block 1..16384, dcp 1..64, interleave | block, S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner (I-3 with an explicit workspace only) split grid: block in {1,2,3,16,64,128,1024,11000,16384} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..64
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
 ;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
@@ -8,13 +8,15 @@
 ; inputs: S block ctx dcp interleave max_model_len max_num_seqs rows split_div_align start
 ; 
 (set-info :status unknown)
-(declare-fun lemma_d () Int)
-(declare-fun lemma_e () Int)
+(declare-fun block () Int)
+(declare-fun block_div_interleave () Int)
+(declare-fun interleave () Int)
 (assert
- (let (($t1 (and (=> (>= lemma_e 1) (>= (* lemma_d lemma_e) lemma_d)) (=> (<= lemma_e (- 1)) (<= (* lemma_d lemma_e) (- lemma_d))))))
- (let (($t2 (and $t1 (=> (>= lemma_e 0) (>= (* lemma_d lemma_e) 0)))))
- (let (($t3 (and $t2 (=> (<= lemma_e 0) (<= (* lemma_d lemma_e) 0)))))
- (let (($t4 (>= lemma_d 1)))
- (let (($t5 (=> $t4 $t3)))
- (not $t5)))))))
+ (>= block 1))
+(assert
+ (let (($t1 (>= block_div_interleave 1)))
+ (and $t1 (= block (* interleave block_div_interleave)))))
+(assert
+ (let (($t2 (>= block 1)))
+ (not $t2)))
 (check-sat)
