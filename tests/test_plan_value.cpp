@@ -4,6 +4,7 @@
 // v0-early page_size crash and vLLM's decode-first batch order.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <tuple>
 
 #include "invariants/catalogue.h"
@@ -93,6 +94,28 @@ TEST(PlanGeometry, PlanCarriesWIVBlockGatherAndMerge) {
   EXPECT_EQ(q.gather, GatherKind::page_rounding);
   EXPECT_EQ(q.merge, MergeFlavour::cuda);
   EXPECT_FALSE(q.is_dcp());
+}
+
+// Regression (issue 22): I-12 chose "Triton" by platform alone while the numerics and the export
+// used the dispatcher's rule, so a CUDA case with v_dim % 8 != 0 (the dispatcher's Triton
+// fallback) passed I-12 while the Triton kernel it really runs gave NaN for the context-free
+// request (an empty + empty merge of the old planner). One rule now (merge_flavour in
+// versions.h), recorded in the plan, read by every consumer.
+TEST(PlanGeometry, MergeFlavourIsTheDispatchersRule) {
+  EXPECT_EQ(merge_flavour(Platform::cuda, 128), MergeFlavour::cuda);
+  EXPECT_EQ(merge_flavour(Platform::cuda, 4), MergeFlavour::triton);                    // not a multiple of 8
+  EXPECT_EQ(merge_flavour(Platform::cuda, 4, PartialDtype::fp32), MergeFlavour::cuda);  // fp32 packs 4
+  EXPECT_EQ(merge_flavour(Platform::cuda, 12, PartialDtype::fp32), MergeFlavour::cuda);
+  EXPECT_EQ(merge_flavour(Platform::cuda, 6, PartialDtype::fp32), MergeFlavour::triton);
+  EXPECT_EQ(merge_flavour(Platform::rocm, 128), MergeFlavour::triton);
+  const std::string line =
+      "version=v1-dcp platform=cuda workspace=65536 block=64 dcp=1 interleave=1 ctx=70000,0 q=4,4 v_dim=";
+  const Evaluation fallback = evaluate(parse_case(line + "4"));
+  EXPECT_EQ(fallback.plan.merge, MergeFlavour::triton);
+  EXPECT_TRUE(fallback.violated(InvariantId::I12_merge_preconditions));
+  const Evaluation packs = evaluate(parse_case(line + "16"));
+  EXPECT_EQ(packs.plan.merge, MergeFlavour::cuda);
+  EXPECT_FALSE(packs.violated(InvariantId::I12_merge_preconditions));
 }
 
 // #46114 on the platform it was made for: the dense builder rounds M down to the block on

@@ -106,7 +106,6 @@ json build_manifest(const Case& c, const Plan& p, const PlanVerdict& v, const ml
   const float scale = 1.0f / std::sqrt(static_cast<float>(s.qk()));
   m["shape"] = {{"kv_lora_rank", s.L}, {"rope_dim", s.Rr}, {"nope_dim", s.Pn}, {"v_dim", s.Vd},
                 {"heads", s.N},        {"row", s.row()},   {"qk_dim", s.qk()}, {"scale", scale}};
-  const bool triton = !(c.platform == Platform::cuda && s.Vd % 8 == 0);
   m["geometry"] = {{"block", c.block},
                    {"dcp", c.dcp},
                    {"interleave", c.interleave},
@@ -117,7 +116,7 @@ json build_manifest(const Case& c, const Plan& p, const PlanVerdict& v, const ml
                    {"chunk_width", p.chunk_width},
                    {"gather", gather_key(p.gather)},
                    {"gather_description", std::string(name(p.gather))},
-                   {"merge_flavour", triton ? "triton" : "cuda"}};
+                   {"merge_flavour", std::string(name(p.merge))}};
   // Requests: every case request; prefills carry their prefill token offset.
   json reqs = json::array();
   std::vector<std::int64_t> q_of(c.q.begin(), c.q.end());

@@ -756,8 +756,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   if (opts.vllm) {
     VllmResult& vr = res.vllm;
     vr.ran = true;
-    // Dispatcher (spec §4, S12): the CUDA kernel on CUDA when the head size qualifies.
-    vr.production = (plan.merge == MergeFlavour::cuda && s.Vd % 8 == 0) ? MergeFlavour::cuda : MergeFlavour::triton;
+    vr.production = plan.merge;  // the dispatcher's rule (versions.h merge_flavour), recorded by the planner
     vr.bound_abs = kVllmBoundAbs;
     vr.bound_rel = kVllmBoundRel;
     for (int f = 0; f < 2; ++f) {

@@ -93,6 +93,10 @@ TEST(Manifest, ChunkRecordsCarryDerivedSlices) {
     EXPECT_EQ(ch["q_cu"].size(), e.size() + 1);
   }
   EXPECT_EQ(m["geometry"]["merge_flavour"], "cuda");
+  // The dispatcher's Triton fallback (v_dim % 8 != 0 on CUDA) is what the export names too.
+  EXPECT_EQ(manifest_of(parse_case("version=v6-current platform=cuda workspace=64 block=16 ctx=100 q=2 v_dim=4"),
+                        PlanVerdict{})["geometry"]["merge_flavour"],
+            "triton");
   EXPECT_EQ(m["geometry"]["gather"], "cp_gather");
   const auto old =
       manifest_of(parse_case("version=v0-early platform=cuda workspace=64 block=16 ctx=100 q=2"), PlanVerdict{});

@@ -3,6 +3,7 @@
 // rule of the merge kernels (each test fails if its rule is removed).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -147,6 +148,38 @@ TEST(MergeInfRules, EqualLseAverages) {
     EXPECT_FLOAT_EQ(r.o[1], 3.0f);
     EXPECT_NEAR(r.lse, std::log(2.0f), 1e-6f);
   }
+}
+
+}  // namespace
+}  // namespace cp::mla
+
+namespace cp::mla {
+namespace {
+
+// Issue 22: vLLM 903ecb17 neutralises a context-free prefill's tokens with an empty range, a
+// (0, -inf) context partial merged against the suffix; the pre-merge branch (and S4/S5's
+// prefill_tokens_with_context) sent them down the suffix-only path instead. The merge must see
+// the same thing either way: merge((0, -inf), suffix) == suffix, bit for bit, on both kernels,
+// for every suffix value and LSE a token can have (the LSE comes back unchanged too). The one
+// difference is the sign of a zero: 0 + (-0) = +0, equal as a number.
+TEST(MergeInfRules, EmptyRangeEqualsSuffixOnlyPath) {
+  const float suffix_values[] = {0.0f, -0.0f, 1.0f, -3.5f, 1e-30f, 6.0e4f, 0.123456789f};
+  const float suffix_lses[] = {0.0f, -80.0f, 12.5f, 88.0f, -1e-3f};
+  for (MergeFlavour f : {MergeFlavour::triton, MergeFlavour::cuda})
+    for (float v : suffix_values)
+      for (float sl : suffix_lses) {
+        float p[2] = {0.0f, 0.0f}, s[2] = {v, -v}, o[2] = {7.0f, 7.0f};
+        float pl = -INFINITY, lse = 7.0f;
+        MergeTensors m{o, &lse, 2, 2, p, &pl, 2, 2, s, &sl, 2, 2, 1, 1, 2};
+        merge_attn_states(f, m);
+        for (int d = 0; d < 2; ++d) {
+          EXPECT_EQ(o[d], s[d]) << v << " " << sl;
+          if (v != 0.0f) {
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(o[d]), std::bit_cast<std::uint32_t>(s[d])) << v;
+          }
+        }
+        EXPECT_EQ(lse, sl) << v;
+      }
 }
 
 }  // namespace
