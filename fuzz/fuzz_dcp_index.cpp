@@ -111,7 +111,7 @@ void check_movement(const Case& c) {
   // the starts); the old planner needs V | M — a single chunk starting at 0 is not enough, v1's
   // local width M // W truncates when W does not divide M.
   bool aligned = true;
-  if (info(c.version).packed) {
+  if (info(c.version).is_packed()) {
     for (const auto& ch : plan.chunks)
       for (const auto& e : ch.entries)
         if (W > 1 && e.start % V != 0) aligned = false;
@@ -191,11 +191,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_index_maps(W, I, B, L);
 
   // A small batch for the data-movement checks (any DCP version, either platform).
-  static const Version kDcpVersions[] = {Version::v1_dcp,     Version::v2_interleave, Version::pr41229,
-                                         Version::v3_pr46114, Version::v4_pr47327,    Version::v5_packed,
-                                         Version::v6_current};
+  static const std::vector<Version> kDcpVersions = dcp_versions();
   Case c;
-  c.version = fdp.PickValueInArray(kDcpVersions);
+  c.version = kDcpVersions[fdp.ConsumeIntegralInRange<std::size_t>(0, kDcpVersions.size() - 1)];
   c.platform = fdp.ConsumeBool() ? Platform::rocm : Platform::cuda;
   c.asserts = fdp.ConsumeBool();
   c.block = B;

@@ -4,10 +4,12 @@
 // v0-early page_size crash and vLLM's decode-first batch order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 
 #include "invariants/catalogue.h"
+#include "reference/planner/families/registry.h"
 
 namespace cp {
 namespace {
@@ -159,8 +161,13 @@ TEST(VersionTable, BuilderKeyRoundTripsAndDefaultsToDense) {
 // Every row is consistent with its derived columns and every name parses back.
 TEST(VersionTable, RowsAreConsistent) {
   for (const auto& v : all_versions()) {
-    EXPECT_EQ(v.packed, v.planner == PlannerKind::packed) << v.name;
-    EXPECT_EQ(v.masks_context_free_tokens, v.context_mask == ContextMask::first_n) << v.name;
+    ASSERT_NE(v.family, nullptr) << v.name;
+    EXPECT_NE(std::find(kFamilies.begin(), kFamilies.end(), v.family), kFamilies.end()) << v.name;
+    // A family's rules only on its own rows: the other family's fields keep their defaults.
+    if (v.is_packed())
+      EXPECT_EQ(v.floor_divide.rounding, FloorDivideRules{}.rounding) << v.name;
+    else
+      EXPECT_EQ(v.packed.align, PackedRules{}.align) << v.name;
     EXPECT_EQ(parse_version(v.name), v.version);
     EXPECT_EQ(&info(v.version), &v);
   }

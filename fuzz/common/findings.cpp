@@ -74,7 +74,7 @@ bool TargetConfig::expected_correct(Version v) const {
 TargetConfig TargetConfig::from_env() {
   TargetConfig t;
   const char* e = std::getenv("CHUNKPROOF_FUZZ_EXPECT_CORRECT");
-  std::string list = e ? e : "v5-packed,v6-current";
+  std::string list = e ? e : joined_names(expected_correct_versions());
   if (list != "none") {
     std::size_t pos = 0;
     while (pos <= list.size()) {

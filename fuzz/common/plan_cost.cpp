@@ -41,7 +41,7 @@ std::int64_t estimated_plan_entries(const Case& c) {
   }
   const auto P = static_cast<std::int64_t>(c.ctx.size());
   if (n == 0 || s <= 0) return P;
-  if (!info(c.version).packed) {  // K = cdiv(max_ctx, M) chunks, every prefill in every chunk
+  if (!info(c.version).is_packed()) {  // K = cdiv(max_ctx, M) chunks, every prefill in every chunk
     const std::int64_t width = std::max<std::int64_t>(1, s / n);
     return (max_ctx / width + 1) * P;
   }

@@ -25,7 +25,10 @@ for src in "$root"/fuzz/fuzz_*.cpp; do
   if [ -d "$root/corpus/$t" ]; then
     (cd "$root/corpus/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
   fi
-  [ -f "$root/corpus/$t.dict" ] && cp "$root/corpus/$t.dict" "$OUT/"
+  if [ -f "$root/corpus/$t.dict" ]; then  # plus the version names, derived from the rows as `chunkproof fuzz` does
+    { cat "$root/corpus/$t.dict"
+      sed -n 's/^ *\.name = \("[^"]*"\),$/\1/p' "$root/reference/planner/versions.h"; } > "$OUT/$t.dict"
+  fi
   [ -f "$root/corpus/$t.options" ] && cp "$root/corpus/$t.options" "$OUT/"
 done
 # planner_fuzz also replays the regression cases as seeds (they are converted by fuzz_seedgen

@@ -348,8 +348,21 @@ std::string expect_line(const Case& c) {
   }
 }
 
-// Reads the libFuzzer .options file of a target ([libfuzzer] key = value) into flags.
-std::vector<std::string> options_flags(const fs::path& corpus_root, const std::string& target) {
+// The dictionary the fuzzer gets: the target's static tokens plus the name of every version
+// row, written into the campaign folder (derived: a new version needs no dictionary edit).
+std::string derived_dict(const fs::path& static_dict, const fs::path& dir) {
+  std::ifstream in(static_dict);
+  std::ostringstream os;
+  os << in.rdbuf() << "\n# derived from the version rows (reference/planner/versions.h)\n";
+  for (const auto& v : all_versions()) os << '"' << v.name << "\"\n";
+  const fs::path out = dir / static_dict.filename();
+  write_file_atomic(out.string(), os.str());
+  return out.string();
+}
+
+// Reads the libFuzzer .options file of a target ([libfuzzer] key = value) into flags; its
+// dictionary becomes the derived one in `dir`.
+std::vector<std::string> options_flags(const fs::path& corpus_root, const std::string& target, const fs::path& dir) {
   std::vector<std::string> flags;
   std::ifstream in(corpus_root / (target + "_fuzz.options"));
   std::string line;
@@ -367,7 +380,7 @@ std::vector<std::string> options_flags(const fs::path& corpus_root, const std::s
       return t;
     };
     std::string k = trim(line.substr(0, eq)), v = trim(line.substr(eq + 1));
-    if (k == "dict") v = (corpus_root / v).string();
+    if (k == "dict") v = derived_dict(corpus_root / v, dir);
     flags.push_back("-" + k + "=" + v);
   }
   return flags;
@@ -587,7 +600,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
                                   "-rss_limit_mb=2560",
                                   "-print_final_stats=1",
                                   "-artifact_prefix=" + fs::absolute(crashes).string() + "/"};
-    for (const auto& f : options_flags(corpus_root, opt.target)) argv.push_back(f);
+    for (const auto& f : options_flags(corpus_root, opt.target, fs::absolute(crashes).parent_path())) argv.push_back(f);
     if (opt.seed) argv.push_back("-seed=" + std::to_string(opt.seed));
     argv.push_back(fs::absolute(corpus).string());
     const fs::path seeds = corpus_root / (opt.target + "_fuzz");

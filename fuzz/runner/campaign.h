@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "reference/planner/versions.h"
+
 namespace cp::fuzz {
 
 struct CampaignOptions {
@@ -22,8 +24,8 @@ struct CampaignOptions {
   std::string findings_dir;          // the campaign folder; default default_campaign_dir()
   std::string fuzzer_bin;            // a binary or a directory holding <target>_fuzz
   std::string engine = "libfuzzer";  // libfuzzer | builtin (in-process random search, planner only)
-  std::string expect_correct = "v5-packed,v6-current";
-  std::string stop_on;  // CHUNKPROOF_FUZZ_STOP_ON
+  std::string expect_correct = joined_names(expected_correct_versions());  // the rows' expected_correct
+  std::string stop_on;                                                     // CHUNKPROOF_FUZZ_STOP_ON
   bool differential = false;
   std::uint64_t seed = 0;        // 0: libFuzzer picks / time-based
   double minimize_seconds = 20;  // per finding

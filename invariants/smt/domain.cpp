@@ -103,7 +103,7 @@ Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, 
     bound(enc, c.mml <= ctx.int_val(d.mml_max), {c.mml});
     fact(enc, c.mns >= 1, {c.mns});
     bound(enc, c.mns <= ctx.int_val(d.mns_max), {c.mns});
-    c.Sexpr = steps::workspace_size(info(v), c.mml, c.mns, c.B, c.W, c.I);
+    c.Sexpr = steps::workspace_size(info(v).sizing, c.mml, c.mns, c.B, c.W, c.I);
     fact(enc, c.S == c.Sexpr, {c.S});
   } else {
     fact(enc, c.mml == 0 && c.mns == 0, {c.mml, c.mns});

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "invariants/smt/encode.h"
+#include "reference/planner/families/floor_divide/steps.h"
+#include "reference/planner/families/packed/steps.h"
+#include "reference/planner/sizing.h"
 #include "reference/planner/steps.h"
 
 namespace cp::smt::detail {
@@ -21,7 +24,7 @@ using z3::expr;
 constexpr Builder kBuilder = Builder::dense;
 
 std::int64_t get(const z3::model& m, const expr& e);
-inline bool is_packed(Version v) { return info(v).packed; }
+inline bool is_packed(Version v) { return info(v).is_packed(); }
 
 // ---- domain (domain.cpp) -----------------------------------------------------------------
 struct Triple {

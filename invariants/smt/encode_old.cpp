@@ -61,7 +61,7 @@ Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Dom
   const expr &S = c.S, &W = c.W, &I = c.I, &B = c.B;
   if (c.sized) fact(enc, c.mns >= ctx.int_val(n), {c.mns});  // a step has at most max_num_seqs prefills
   const expr nn = ctx.int_val(n);
-  const expr M = steps::old_chunk_width(vi, key.platform, kBuilder, S, nn, B, W);
+  const expr M = steps::old_chunk_width(vi.floor_divide, key.platform, kBuilder, S, nn, B, W);
   std::vector<expr> cxs;
   expr maxctx = ctx.int_val(0);
   for (std::int64_t i = 0; i < n; ++i) {
@@ -97,10 +97,10 @@ Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Dom
   auto step = [&](std::string name, std::string comment, expr goal, bool direct = true) {
     enc.steps.push_back({std::move(name), std::move(comment), std::move(goal), std::nullopt, direct});
   };
-  const expr PL = dcp ? steps::old_local_chunk(vi, M, I, W) : ctx.int_val(0);
-  const auto entry0 = steps::old_entry(vi, cxs[0], cc, M, PL, I, W);
+  const expr PL = dcp ? steps::old_local_chunk(vi.floor_divide, M, I, W) : ctx.int_val(0);
+  const auto entry0 = steps::old_entry(vi.floor_divide, cxs[0], cc, M, PL, I, W);
   const expr &start = entry0.start, &len0 = entry0.len, &local_start = entry0.local_start;
-  auto local_len = [&](const expr& cx) { return steps::old_entry(vi, cx, cc, M, PL, I, W).padded_local_len; };
+  auto local_len = [&](const expr& cx) { return steps::old_entry(vi.floor_divide, cx, cc, M, PL, I, W).padded_local_len; };
 
   switch (inv) {
     case I1_workspace_div_dcp:

@@ -22,7 +22,7 @@ PackedStep::PackedStep(z3::context& ctx, Z3Scope& sc, Encoding& enc, const TaskK
       B(c.B),
       V(I * W),
       // Step 1 of plan_packed: alignment, budgets, Mmax.
-      pp(steps::packed_params(key_.platform, kBuilder, S, B, W, I, dcp_)),
+      pp(steps::packed_params(info(key_.version).packed, key_.platform, kBuilder, S, B, W, I, dcp_)),
       // One arbitrary step of the greedy loop (step 2). Induction hypothesis: start is a multiple
       // of align (0 for the first piece) and the open chunk's rows fit the budget.
       cx(ctx.int_const("ctx")),

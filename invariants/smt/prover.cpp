@@ -133,17 +133,17 @@ bool encoded(Version v, InvariantId id, std::string* why) {
   };
   switch (id) {
     case I8_local_length_bookkeeping:
-      if (info(v).packed) break;  // (a) the sum over ranks, (b) per rank
+      if (info(v).is_packed()) break;  // (a) the sum over ranks, (b) per rank
       return no("not encoded for the old planner (packed planner only: lemma chains)");
     case I9_reorg_exact:
-      if (info(v).packed) break;  // count level per rank, then token level (the bijection)
+      if (info(v).is_packed()) break;  // count level per rank, then token level (the bijection)
       return no("not encoded for the old planner (packed planner only: count and token level)");
     case I11_config_validity: return no("a rule of the case format (interleave | block), enforced on input");
     case I12_merge_preconditions: return no("about merge kernels' NaN rules and batch order, not planner arithmetic");
     case I13_context_prefix: return no("about batch order (context-free prefills first), not planner arithmetic");
     default: break;
   }
-  if (info(v).packed && id == I5_page_aligned_starts) return no("n/a");
+  if (info(v).is_packed() && id == I5_page_aligned_starts) return no("n/a");
   return true;
 }
 
@@ -273,7 +273,7 @@ class RowTable {
       r.detail = "no split case applies";
       return;
     }
-    const bool packed = info(r.version).packed;
+    const bool packed = info(r.version).is_packed();
     const bool chain = std::any_of(methods_[i].begin(), methods_[i].end(),
                                    [](const std::string& m) { return m.find("lemma chain") != std::string::npos; });
     r.unbounded = r.status == Status::proved && bounded_cases_[i] == 0 && opts_.domain.workspace_max == 0;

@@ -1,11 +1,15 @@
 // The prover's self-checks: the z3::expr instantiation of the planner templates agrees with the
 // cp::Int one on random concrete inputs, and the generic lemmas with symbolic divisors.
 #include <functional>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "invariants/smt/encode.h"
+#include "invariants/smt/encode_internal.h"
 #include "invariants/smt/prover.h"
 #include "reference/dcp/ownership.h"
 #include "reference/planner/arith.h"
@@ -35,23 +39,31 @@ std::string self_check_arith(std::uint64_t seed, int samples) {
                    zmns = ctx.int_val(mns), zS = ctx.int_val(S), zctx = ctx.int_val(ctxv), zc = ctx.int_val(c),
                    zp = ctx.int_val(p), zr = ctx.int_val(r), zn = ctx.int_val(n);
     struct Pair {
-      const char* what;
+      std::string what;
       std::int64_t a, b;
     };
     const Int M = arith::old_chunk_width(iS, in, iB);
     const z3::expr zM = arith::old_chunk_width(zS, zn, zB);
     const Int PL = arith::old_local_chunk(M.get() > 0 ? M : Int(1), iI, iW);
     const z3::expr zPL = arith::old_local_chunk(val(zM) > 0 ? zM : ctx.int_val(1), zI, zW);
-    const Pair pairs[] = {
-        {"workspace_v0", arith::workspace_v0(imml, imns, iB).get(), val(arith::workspace_v0(zmml, zmns, zB))},
-        {"workspace_legacy", arith::workspace_legacy(imml, imns, iB).get(),
-         val(arith::workspace_legacy(zmml, zmns, zB))},
-        {"workspace_pr41229", arith::workspace_pr41229(imml, imns, iB, iW).get(),
-         val(arith::workspace_pr41229(zmml, zmns, zB, zW))},
-        {"workspace_v5", arith::workspace_v5(imml, imns, iB, iW, iI).get(),
-         val(arith::workspace_v5(zmml, zmns, zB, zW, zI))},
-        {"workspace_v6", arith::workspace_v6(imml, imns, iB, iW, iI).get(),
-         val(arith::workspace_v6(zmml, zmns, zB, zW, zI))},
+    std::vector<Pair> pairs;
+    // Every rule a version row can name, derived from the rules' own lists: a new rule is
+    // checked here with no edit.
+    for (SizingRule rule : kSizingRules)
+      pairs.push_back({std::string("workspace_size/") + std::string(name(rule)),
+                       steps::workspace_size(rule, imml, imns, iB, iW, iI).get(),
+                       val(steps::workspace_size(rule, zmml, zmns, zB, zW, zI))});
+    for (Platform pf : {Platform::cuda, Platform::rocm})
+      for (Builder bd : {Builder::dense, Builder::sparse}) {
+        for (RoundingRule rule : kRoundingRules)
+          pairs.push_back({std::string("old_round_to/") + std::string(name(rule)),
+                           steps::old_round_to(rule, pf, bd, iB, iW).get(),
+                           val(steps::old_round_to(rule, pf, bd, zB, zW))});
+        for (PackedAlignRule rule : kPackedAlignRules)
+          pairs.push_back({"packed_block_align", steps::packed_block_align(PackedRules{rule}, pf, bd, iB).get(),
+                           val(steps::packed_block_align(PackedRules{rule}, pf, bd, zB))});
+      }
+    const Pair formulas[] = {
         {"old_chunk_width", M.get(), val(zM)},
         {"old_span_len", arith::old_span_len(ictx, ic, M).get(), val(arith::old_span_len(zctx, zc, zM))},
         {"old_local_len", arith::old_local_len(ictx, ic, PL, iI, iW).get(),
@@ -67,6 +79,7 @@ std::string self_check_arith(std::uint64_t seed, int samples) {
         {"packed_alignment", arith::packed_alignment(iB, iW, iI).get(), val(arith::packed_alignment(zB, zW, zI))},
         {"reorg_kept_rows", arith::reorg_kept_rows(ictx, ip, ic).get(), val(arith::reorg_kept_rows(zctx, zp, zc))},
     };
+    pairs.insert(pairs.end(), std::begin(formulas), std::end(formulas));
     for (const auto& pr : pairs)
       if (pr.a != pr.b) {
         std::ostringstream o;

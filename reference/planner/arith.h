@@ -1,6 +1,6 @@
 // Planner arithmetic on the single source (DESIGN §3): workspace sizing and the per-chunk
 // formulas of every planner version, as templates over the number type. The executable
-// planners (old_planner.cpp, packed_planner.cpp, sizing.cpp) instantiate them with cp::Int;
+// planners (families/*/plan.cpp, planner.cpp) instantiate them with cp::Int;
 // the prover (invariants/smt/) with z3::expr. Spec section numbers refer to
 // shared/spec/vllm-mla-planner.md.
 #pragma once

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "reference/planner/planner_internal.h"
+#include "reference/planner/sizing.h"
 #include "reference/planner/steps.h"
 
 namespace cp {
@@ -26,7 +27,7 @@ std::vector<std::int64_t> query_start_loc(const Case& c) {
 
 std::int64_t size_workspace(Version v, Platform, std::int64_t mml, std::int64_t mns, std::int64_t block,
                             std::int64_t dcp, std::int64_t interleave) {
-  return steps::workspace_size(info(v), Int(mml), Int(mns), Int(block), Int(dcp), Int(interleave)).get();
+  return steps::workspace_size(info(v).sizing, Int(mml), Int(mns), Int(block), Int(dcp), Int(interleave)).get();
 }
 
 bool Plan::crashed() const {
@@ -202,7 +203,7 @@ void record_geometry(const Case& c, Plan& plan) {
   plan.interleave = c.interleave;
   plan.virtual_block = (Int(c.interleave) * c.dcp).get();
   plan.merge = merge_flavour(c.platform, c.dims.v_dim);
-  plan.packed = info(c.version).packed;
+  plan.packed = info(c.version).is_packed();
   plan.gather = gather_kind(info(c.version), c.dcp > 1);
 }
 
@@ -214,7 +215,7 @@ void size_plan_workspace(const Case& c, Plan& plan) {
     plan.workspace = *c.workspace;
   } else {
     const Int mns = *c.max_num_seqs, B = c.block;
-    const Int S = steps::workspace_size(vi, Int(*c.max_model_len), mns, B, W, Int(c.interleave));
+    const Int S = steps::workspace_size(vi.sizing, Int(*c.max_model_len), mns, B, W, Int(c.interleave));
     plan.workspace = S.get();
     plan.sized_from_engine = true;
     if (vi.sizing == SizingRule::v0_128k && !steps::v0_init_assert_holds(S, mns, B))
@@ -283,10 +284,7 @@ void make_plan_into(const Case& c, Plan& plan) {
     plan.asserts.back().kind = FailureKind::crash;
     return;
   }
-  if (vi.packed)
-    detail::plan_packed(c, plan);
-  else
-    detail::plan_old(c, plan);
+  vi.family->plan(c, plan);
   if (plan.built) detail::record_forward_asserts(plan);
 }
 

@@ -1,115 +1,165 @@
-// The catalogue of planner versions (DESIGN §4) as DATA: one row per version says how it
-// sizes the workspace, what it rounds the chunk to, which planner family and asserts it runs,
-// which gather kernel it uses without DCP and how it reports context-free prefills to the
-// merge. Every consumer asks the row; nobody tests `version == ...`. Names are part of the CLI
-// and the corpus format; never rename one. Adding a version = one row here (+ its planner step
-// if it is new + a test): docs/plan.md "How to add a version".
+// The catalogue of planner versions (DESIGN §4) as DATA: one row per version, with named
+// fields, says which family plans it, how it sizes the workspace, its family's rules, which
+// gather kernel it uses without DCP and whether campaigns expect it correct. Every consumer asks
+// the row; nobody tests `version == ...`, and every list of versions (DCP versions, the
+// expected-correct defaults, dictionaries, completion) is derived from the rows. Names are
+// part of the CLI and the corpus format; never rename one.
+//
+// Adding a version = its enum value and its row here, its step if the rule is new (the family's
+// steps.h or sizing.h), and its test: docs/plan.md "How to add a version".
 #pragma once
 
+#include <array>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
-#include "reference/planner/merge_flavour.h"
+#include "reference/planner/families/floor_divide/family.h"
+#include "reference/planner/families/packed/family.h"
+#include "reference/planner/platform.h"
+#include "reference/planner/sizing.h"
 
 namespace cp {
 
 enum class Version { v0_early, v1_dcp, v2_interleave, pr41229, v3_pr46114, v4_pr47327, v5_packed, v6_current };
-enum class Platform { cuda, rocm };
-// Which metadata builder runs the planner (#46114): the dense MLA builder (TRITON_MLA and the
-// other dense backends, DeepSeek-V2/V3 on MI300X too) or the sparse-MLA builder (S6), which
-// passes align_chunk_to_block = is_cuda().
-enum class Builder { dense, sparse };
-
-// How a version moves context rows from the paged cache into the workspace (spec §3.4).
-enum class GatherKind {
-  page_rounding,  // old batch-grid gather_and_maybe_dequant_cache: start rounded down to the page
-  token_major,    // token-major gather_and_maybe_dequant_cache (token_to_seq): exact starts
-  cp_gather,      // cp_gather_cache on local slots (every DCP version): exact local starts
-};
-
-// determine_chunked_prefill_workspace_size of the version (spec §1; arith.h has the formulas).
-enum class SizingRule {
-  v0_128k,    // S1: min(max(8*mml, 4*mns*B), 128K); init assert S >= mns*B
-  legacy,     // S2-S5: 64K cap, then max(S, mns*B) (#25478)
-  pr41229,    // legacy rounded down to a multiple of W
-  packed_v5,  // #50484: round_up(max(S0, mns*A), A)
-  packed_v6,  // #51733 (vLLM 903ecb17): no mns floor; round_up(max(S0, A), A) with or without DCP
-};
-
-// What the chunk width / split alignment is rounded to (spec §2.4).
-enum class RoundingRule {
-  block_needs_fa3,       // S1: always round_down(M, page_size), but page_size exists only with FA3
-  block_if_aot,          // S2-S4: round to B only when aot_schedule (CUDA)
-  lcm_bw_if_aot_else_w,  // #41229: lcm(B, W) with aot_schedule, else W
-  block_per_builder,     // #46114 and later: dense always B; sparse B only on CUDA (S5/S6)
-};
-
-enum class PlannerKind {
-  floor_divide_v1,          // S1/S2: M = S // n; DCP local chunk M // W (interleave 1)
-  floor_divide_interleave,  // S3-S5: padded local lengths, PL = cdiv(M, V) * I
-  packed,                   // #50613: per-request packing, chunks are request slices
-};
-
-// How context-free prefills reach the final merge (I-12, I-13).
-enum class ContextMask {
-  none,     // S1/S2, v5, v6 (vLLM 903ecb17): nothing passed (the packed planner lists every
-            // context-free prefill as an empty query range: (0, -inf) partials)
-  first_n,  // S4/S5: prefill_tokens_with_context = query end of the first n prefills
-};
 
 struct VersionInfo {
-  Version version;
+  Version version{};
   std::string_view name;
   std::string_view summary;
-  std::string_view source;  // spec source tag(s)
-  PlannerKind planner;
-  SizingRule sizing;
-  RoundingRule rounding;
-  bool supports_dcp;
-  bool supports_interleave;
-  bool per_step_assert;  // old planner: assert M % W == 0 every step (checks W, not I*W)
-  GatherKind gather_without_dcp;
-  ContextMask context_mask;
-  bool packed;                     // == (planner == PlannerKind::packed); kept as a column for readers
-  bool masks_context_free_tokens;  // == (context_mask == first_n)
+  std::string_view source;  // the engine code it models (docs/plan.md "vLLM commit -> version")
+  const FamilyInfo* family = nullptr;
+  SizingRule sizing = SizingRule::legacy;
+  bool supports_dcp = false;
+  bool supports_interleave = false;
+  GatherKind gather_without_dcp = GatherKind::token_major;
+  bool expected_correct = false;    // campaigns expect no finding (fuzz --expect-correct's default)
+  FloorDivideRules floor_divide{};  // read by the floor-divide family only
+  PackedRules packed{};             // read by the packed family only
+
+  bool is_packed() const { return family == &packed_family; }
 };
+
+// One row per version, in enum order (checked below).
+inline constexpr std::array kVersions{
+    VersionInfo{.version = Version::v0_early,
+                .name = "v0-early",
+                .summary = "earliest V1: 128K cap, floor-divide per prefill, round to page_size (set only with FA3: "
+                           "crashes elsewhere), no DCP",
+                .source = "S1 (earliest V1 common.py)",
+                .family = &floor_divide_family,
+                .sizing = SizingRule::v0_128k,
+                .gather_without_dcp = GatherKind::page_rounding,
+                .floor_divide = {.rounding = RoundingRule::block_needs_fa3, .local = LocalRule::v1_floor}},
+    VersionInfo{.version = Version::v1_dcp,
+                .name = "v1-dcp",
+                .summary = "first DCP version: interleave 1, floor-divide, round to B only when aot_schedule (CUDA), "
+                           "per-step assert M % W == 0",
+                .source = "S2 (first DCP common.py)",
+                .family = &floor_divide_family,
+                .sizing = SizingRule::legacy,
+                .supports_dcp = true,
+                .gather_without_dcp = GatherKind::page_rounding,
+                .floor_divide = {.rounding = RoundingRule::block_if_aot,
+                                 .local = LocalRule::v1_floor,
+                                 .per_step_assert = true}},
+    VersionInfo{.version = Version::v2_interleave,
+                .name = "v2-interleave",
+                .summary = "interleave-aware DCP (padded local lengths), round-down gated on aot_schedule, per-step "
+                           "assert M % W == 0",
+                .source = "S3/S4 (0014ca6b mla_attention.py, pre-#46114)",
+                .family = &floor_divide_family,
+                .sizing = SizingRule::legacy,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .floor_divide = {.rounding = RoundingRule::block_if_aot,
+                                 .per_step_assert = true,
+                                 .passes_prefill_tokens_with_context = true}},
+    VersionInfo{.version = Version::pr41229,
+                .name = "pr41229",
+                .summary = "seed proposal #41229: workspace rounded down to a multiple of W, M rounded to lcm(B, W) "
+                           "(W alone when not aot_schedule)",
+                .source = "#41229 on S4 (PR text)",
+                .family = &floor_divide_family,
+                .sizing = SizingRule::pr41229,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .floor_divide = {.rounding = RoundingRule::lcm_bw_if_aot_else_w,
+                                 .per_step_assert = true,
+                                 .passes_prefill_tokens_with_context = true}},
+    VersionInfo{.version = Version::v3_pr46114,
+                .name = "v3-pr46114",
+                .summary = "#46114: the dense builder rounds M down to B on every platform (builder=sparse: only on "
+                           "CUDA); per-step assert kept",
+                .source = "S5/S6 (#46114 merged)",
+                .family = &floor_divide_family,
+                .sizing = SizingRule::legacy,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .floor_divide = {.rounding = RoundingRule::block_per_builder,
+                                 .per_step_assert = true,
+                                 .passes_prefill_tokens_with_context = true}},
+    VersionInfo{
+        .version = Version::v4_pr47327,
+        .name = "v4-pr47327",
+        .summary = "#47327: per-step assert removed, floor-divide kept (rounding as v3)",
+        .source = "#47327 as #41229's text describes it",
+        .family = &floor_divide_family,
+        .sizing = SizingRule::legacy,
+        .supports_dcp = true,
+        .supports_interleave = true,
+        .floor_divide = {.rounding = RoundingRule::block_per_builder, .passes_prefill_tokens_with_context = true}},
+    VersionInfo{.version = Version::v5_packed,
+                .name = "v5-packed",
+                .summary = "per-request packing planner (#50613) with #50484 workspace alignment (mns * lcm(B, I*W) "
+                           "floor); a context-free request closes the chunk",
+                .source = "S7 (#50613 with #50484)",
+                .family = &packed_family,
+                .sizing = SizingRule::packed_v5,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .expected_correct = true},
+    VersionInfo{.version = Version::v6_current,
+                .name = "v6-current",
+                .summary = "v5 planner with #51733 workspace sizing (no max_num_seqs floor; round_up(max(S0, A), A), "
+                           "A = B or lcm(B, I*W)); every context-free prefill an empty query range",
+                .source = "vLLM 903ecb17 mla_attention.py",
+                .family = &packed_family,
+                .sizing = SizingRule::packed_v6,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .expected_correct = true},
+};
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < kVersions.size(); ++i)
+        if (static_cast<std::size_t>(kVersions[i].version) != i || kVersions[i].family == nullptr) return false;
+      return true;
+    }(),
+    "kVersions: one row per Version, in enum order, each with its family");
 
 std::span<const VersionInfo> all_versions();
 const VersionInfo& info(Version v);
 std::optional<Version> parse_version(std::string_view name);
 std::string_view name(Version v);
-std::string_view name(Platform p);
-std::string_view name(Builder b);
-std::string_view name(GatherKind g);
-std::string_view name(MergeFlavour f);
-std::optional<Platform> parse_platform(std::string_view name);
-std::optional<Builder> parse_builder(std::string_view name);
 
-// vLLM's aot_schedule (S2-S4: current_platform.is_cuda(); S1: FA3, which only CUDA has).
-constexpr bool aot_schedule(Platform p) { return p == Platform::cuda; }
+// Lists derived from the rows (never spelled by hand elsewhere).
+std::vector<Version> versions_where(bool (*pred)(const VersionInfo&));
+std::vector<Version> dcp_versions();
+std::vector<Version> expected_correct_versions();
+std::string joined_names(const std::vector<Version>& vs, std::string_view sep = ",");  // "v5-packed,v6-current"
 
 // The gather kernel a plan of this version uses.
 GatherKind gather_kind(const VersionInfo& v, bool dcp);
-// The dtype of the partial outputs the merge reads (the model dtype: bf16 for DeepSeek/Kimi).
-enum class PartialDtype { bf16, fp16, fp32 };
-// The merge_attn_states kernel vLLM's dispatcher runs (vllm/v1/attention/ops/merge_attn_states.py,
-// the same rule since the CUDA kernel came in): the CUDA kernel only on CUDA, for fp32/fp16/bf16
-// partials whose head size (v_dim in MLA: the partials are sliced to it) is a multiple of the
-// kernel's 16-byte pack (4 fp32, 8 half/bf16); Triton otherwise. The one place this rule lives:
-// the plan records it, and I-12, the numerics and the export read the plan.
-constexpr MergeFlavour merge_flavour(Platform p, std::int64_t head_size, PartialDtype d = PartialDtype::bf16) {
-  const std::int64_t pack = d == PartialDtype::fp32 ? 4 : 8;
-  return p == Platform::cuda && head_size % pack == 0 ? MergeFlavour::cuda : MergeFlavour::triton;
-}
 
 // Whether the S1 builder dies before planning: it rounds by self.page_size, which __init__
 // sets only when aot_schedule (vLLM FlashAttention 3). Off CUDA every step with chunked
 // context raises AttributeError.
 constexpr bool v0_page_size_missing(const VersionInfo& v, Platform p) {
-  return v.rounding == RoundingRule::block_needs_fa3 && !aot_schedule(p);
+  return v.family == &floor_divide_family && v.floor_divide.rounding == RoundingRule::block_needs_fa3 &&
+         !aot_schedule(p);
 }
-// Packed planner: align_chunk_to_block (dense: always; sparse builder: only on CUDA).
-constexpr bool packed_aligns_to_block(Builder b, Platform p) { return b == Builder::dense || p == Platform::cuda; }
 
 }  // namespace cp

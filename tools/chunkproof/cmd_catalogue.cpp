@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "invariants/catalogue.h"
+#include "reference/planner/families/registry.h"
 #include "tools/chunkproof/cli.h"
 
 namespace cp::cli {
@@ -15,14 +16,23 @@ int versions(Args args) {
   app.add_flag("--json", json, "machine-readable output");
   if (!parse(app, args)) return kExitOk;
   if (json) {
-    Json j{{"schema", "chunkproof.versions/1"}, {"versions", Json::array()}};
+    Json j{{"schema", "chunkproof.versions/1"}, {"versions", Json::array()}, {"families", Json::array()}};
     for (const auto& v : all_versions())
-      j["versions"].push_back(Json{{"name", v.name}, {"summary", v.summary}, {"source", v.source}});
+      j["versions"].push_back(Json{{"name", v.name},
+                                   {"summary", v.summary},
+                                   {"source", v.source},
+                                   {"family", v.family->name},
+                                   {"supports_dcp", v.supports_dcp},
+                                   {"expected_correct", v.expected_correct}});
+    for (const FamilyInfo* f : kFamilies)
+      j["families"].push_back(Json{{"name", f->name}, {"summary", f->summary}, {"models", f->models}});
     print_json(std::cout, j);
     return kExitOk;
   }
+  // One line per version, its name first (completion reads the first word).
   for (const auto& v : all_versions())
-    std::cout << std::left << std::setw(15) << v.name << v.summary << " [" << v.source << "]\n";
+    std::cout << std::left << std::setw(15) << v.name << std::setw(14) << v.family->name
+              << (v.expected_correct ? "[expected correct] " : "") << v.summary << " [" << v.source << "]\n";
   return kExitOk;
 }
 

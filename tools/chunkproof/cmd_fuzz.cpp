@@ -44,7 +44,7 @@ int run(Args args) {
   CLI::App app{kDescription, "chunkproof fuzz"};
   configure(app, kFooter);
   fuzz::CampaignOptions opt;
-  std::vector<std::string> versions, platforms{"both"}, expect_correct{"v5-packed,v6-current"};
+  std::vector<std::string> versions, platforms{"both"}, expect_correct{joined_names(expected_correct_versions())};
   bool no_status = false, json = false;
   double max_time = 3600, minimize = 20;
   long long seed = 0;

@@ -5,8 +5,8 @@
 // decision is a step of steps.h, the same templates the prover encodes.
 #include <algorithm>
 
+#include "reference/planner/families/packed/family.h"
 #include "reference/planner/planner_internal.h"
-#include "reference/planner/steps.h"
 
 namespace cp::detail {
 namespace {
@@ -89,7 +89,8 @@ void plan_packed(const Case& c, Plan& plan) {
   const bool dcp = plan.is_dcp();
   const Int W = plan.dcp, I = plan.interleave;
   // 1. Alignment, row budget, Mmax.
-  const auto pp = steps::packed_params(plan.platform, plan.builder, Int(plan.workspace), Int(plan.block), W, I, dcp);
+  const auto pp = steps::packed_params(info(plan.version).packed, plan.platform, plan.builder, Int(plan.workspace),
+                                       Int(plan.block), W, I, dcp);
   plan.align = pp.align.get();
   plan.row_budget = pp.row_budget.get();
   plan.chunk_width = pp.Mmax.get();
@@ -133,3 +134,14 @@ void plan_packed(const Case& c, Plan& plan) {
 }
 
 }  // namespace cp::detail
+
+namespace cp {
+const FamilyInfo packed_family{
+    .name = "packed",
+    .summary =
+        "requests packed in order into workspace-sized chunks; a request that does not fit is split at an "
+        "aligned point and continues in the next chunk",
+    .models = "vLLM plan_mla_context_chunks / build_mla_chunked_context_metadata (#50613, 903ecb17)",
+    .plan = &detail::plan_packed,
+};
+}  // namespace cp

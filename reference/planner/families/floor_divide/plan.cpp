@@ -3,19 +3,19 @@
 // of all prefills (context-free ones with zero-length entries). The arithmetic is steps.h's.
 #include <algorithm>
 
+#include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/planner_internal.h"
-#include "reference/planner/steps.h"
 
 namespace cp::detail {
 
 void plan_old(const Case& c, Plan& plan) {
-  const VersionInfo& vi = info(plan.version);
+  const FloorDivideRules& fr = info(plan.version).floor_divide;
   const Int S = plan.workspace, n = plan.num_with_context, W = plan.dcp, I = plan.interleave, B = plan.block;
   const bool dcp = plan.is_dcp();
 
   // 1. Chunk width M = round_down(S // n, rounding).
-  plan.align = steps::old_round_to(vi, plan.platform, plan.builder, B, W).get();
-  const Int M = steps::old_chunk_width(vi, plan.platform, plan.builder, S, n, B, W);
+  plan.align = steps::old_round_to(fr.rounding, plan.platform, plan.builder, B, W).get();
+  const Int M = steps::old_chunk_width(fr, plan.platform, plan.builder, S, n, B, W);
   plan.chunk_width = M.get();
   if (M <= 0) {
     add_assert(plan, "plan", "max_context_chunk > 0", [&] {
@@ -25,7 +25,7 @@ void plan_old(const Case& c, Plan& plan) {
     return;  // no plan can be built
   }
   // 2. The per-step DCP assert checks W, not the virtual block V = I*W (spec §3.6).
-  if (dcp && vi.per_step_assert && !steps::old_per_step_assert_holds(M, W))
+  if (dcp && fr.per_step_assert && !steps::old_per_step_assert_holds(M, W))
     add_assert(plan, "plan", "max_context_chunk % dcp_world_size == 0", [&] {
       return "M=" + std::to_string(M.get()) + " W=" + std::to_string(W.get()) +
              " (M mod W = " + std::to_string(floormod(M, W).get()) + ")";
@@ -40,9 +40,9 @@ void plan_old(const Case& c, Plan& plan) {
     throw CaseError("ctx", "plan would have " + std::to_string(K.get()) + " chunks x " + std::to_string(P) +
                                " prefills, over the simulation limit; raise workspace or shorten ctx");
 
-  if (dcp) plan.local_chunk = steps::old_local_chunk(vi, M, I, W).get();
+  if (dcp) plan.local_chunk = steps::old_local_chunk(fr, M, I, W).get();
   const Int PL = plan.local_chunk;
-  const bool v1_reorg = vi.planner == PlannerKind::floor_divide_v1;
+  const bool v1_reorg = fr.local == LocalRule::v1_floor;
   const auto& qsl = query_start_loc_scratch(c);
   const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
 
@@ -50,7 +50,7 @@ void plan_old(const Case& c, Plan& plan) {
     Chunk ch = take_chunk();
     for (int r : plan.prefills) {
       const Int ctx = c.ctx[r];
-      const auto g = steps::old_entry(vi, ctx, ci, M, PL, I, W);
+      const auto g = steps::old_entry(fr, ctx, ci, M, PL, I, W);
       ChunkEntry e;
       e.request = r;
       e.start = g.start.get();
@@ -77,9 +77,18 @@ void plan_old(const Case& c, Plan& plan) {
   }
 
   // 4. Merge bookkeeping: S4/S5 pass prefill_tokens_with_context = qsl[n] (spec §2.2, I-13).
-  if (vi.context_mask == ContextMask::first_n)
+  if (fr.passes_prefill_tokens_with_context)
     plan.prefill_tokens_with_context = qsl[static_cast<std::size_t>(plan.num_decodes + plan.num_with_context)] - base;
   plan.built = true;
 }
 
 }  // namespace cp::detail
+
+namespace cp {
+const FamilyInfo floor_divide_family{
+    .name = "floor-divide",
+    .summary = "every prefill gets M = round_down(S // n, rounding); the longest context drives the chunk count",
+    .models = "vLLM MLACommonMetadataBuilder.build (S1-S5): max_context_chunk = workspace // num_prefills_with_context",
+    .plan = &detail::plan_old,
+};
+}  // namespace cp

@@ -1,0 +1,17 @@
+// Every planner family, one line each: adding a family is its folder, its line here (with its
+// include) and its tests. `chunkproof versions` groups the rows by these.
+#pragma once
+
+#include <array>
+
+#include "reference/planner/families/floor_divide/family.h"
+#include "reference/planner/families/packed/family.h"
+
+namespace cp {
+
+inline constexpr std::array<const FamilyInfo*, 2> kFamilies{
+    &floor_divide_family,
+    &packed_family,
+};
+
+}  // namespace cp

@@ -1,0 +1,25 @@
+// A planner family (DESIGN §9): one folder under reference/planner/families/ with its steps
+// (templates over the number type, called by the planner and the prover alike), its plan
+// builder and its plan-time asserts. A family's versions are rows of versions.h whose
+// family-specific fields (FloorDivideRules, PackedRules) its steps read; the registry
+// (families/registry.h) lists the families, one line each. How to add either: docs/plan.md.
+#pragma once
+
+#include <string_view>
+
+namespace cp {
+
+struct Case;
+struct Plan;
+
+struct FamilyInfo {
+  std::string_view name;     // as `chunkproof versions` prints it: "floor-divide", "packed"
+  std::string_view summary;  // one line: how the family splits the context
+  std::string_view models;   // the engine function(s) it models
+  // Steps 3+ of make_plan (after sizing and the batch split, which every family shares): fills
+  // plan.chunks with their DCP movement and records the family's plan-time asserts; sets
+  // plan.built when a plan was produced.
+  void (*plan)(const Case& c, Plan& plan);
+};
+
+}  // namespace cp

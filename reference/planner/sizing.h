@@ -1,0 +1,55 @@
+// Step 1 of every planner (spec §1): the version's determine_chunked_prefill_workspace_size, as
+// a rule a version row names. A new sizing rule is one enum value, its case below and its
+// formula in arith.h; the prover's self-check iterates kSizingRules, so it checks the new rule
+// with no edit.
+#pragma once
+
+#include <array>
+#include <stdexcept>
+#include <string_view>
+
+#include "reference/planner/arith.h"
+
+namespace cp {
+
+enum class SizingRule {
+  v0_128k,    // S1: min(max(8*mml, 4*mns*B), 128K); init assert S >= mns*B
+  legacy,     // S2-S5: 64K cap, then max(S, mns*B) (#25478)
+  pr41229,    // legacy rounded down to a multiple of W
+  packed_v5,  // #50484: round_up(max(S0, mns*A), A)
+  packed_v6,  // #51733 (vLLM 903ecb17): no mns floor; round_up(max(S0, A), A) with or without DCP
+};
+inline constexpr std::array kSizingRules{SizingRule::v0_128k, SizingRule::legacy, SizingRule::pr41229,
+                                         SizingRule::packed_v5, SizingRule::packed_v6};
+constexpr std::string_view name(SizingRule r) {
+  switch (r) {
+    case SizingRule::v0_128k: return "v0_128k";
+    case SizingRule::legacy: return "legacy";
+    case SizingRule::pr41229: return "pr41229";
+    case SizingRule::packed_v5: return "packed_v5";
+    case SizingRule::packed_v6: return "packed_v6";
+  }
+  return "?";
+}
+
+namespace steps {
+
+template <class N>
+N workspace_size(SizingRule r, const N& mml, const N& mns, const N& B, const N& W, const N& I) {
+  switch (r) {
+    case SizingRule::v0_128k: return arith::workspace_v0(mml, mns, B);
+    case SizingRule::legacy: return arith::workspace_legacy(mml, mns, B);
+    case SizingRule::pr41229: return arith::workspace_pr41229(mml, mns, B, W);
+    case SizingRule::packed_v5: return arith::workspace_v5(mml, mns, B, W, I);
+    case SizingRule::packed_v6: return arith::workspace_v6(mml, mns, B, W, I);
+  }
+  throw std::logic_error("unknown sizing rule");
+}
+// S1's init assert: the workspace holds one page per sequence.
+template <class N>
+auto v0_init_assert_holds(const N& S, const N& mns, const N& B) {
+  return S >= mns * B;
+}
+
+}  // namespace steps
+}  // namespace cp
