@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The README's main job: install what is missing, build the release preset and the libFuzzer
-# targets (the `fuzz` preset: clang, ASan+UBSan) behind `chunkproof fuzz`, run the tour.
+# The README's main job: install what is missing, build the CLI of the release preset and the
+# libFuzzer targets (the `fuzz` preset: clang, ASan+UBSan) behind `chunkproof fuzz`, run the tour.
 # `chunkproof fuzz` finds build/fuzz/fuzz/<target>_fuzz beside build/release by itself, so it
 # works right after this script with no extra flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+# Only what the tour runs: the CLI (the test suite is tools/test.sh's, built there).
+cmake --build --preset release -j "$(nproc)" --target chunkproof
 if command -v clang++ >/dev/null 2>&1; then
   t0=$(date +%s)
   cmake --preset fuzz >/dev/null
