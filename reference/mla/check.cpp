@@ -500,210 +500,260 @@ void reference_outputs(const Engine& eng, const Inputs& in, std::vector<Work>& w
 
 }  // namespace
 
-CheckResult run_check(const Case& c, const CheckOptions& opts) {
-  const auto t0 = std::chrono::steady_clock::now();
-  CheckResult res;
-  res.c = c;
-  res.plan = make_plan(c);
+namespace {
+
+// Whether the plan stops before the numerics: an assert that fires (asserts=on) or no plan.
+bool stopped_by_plan(const Case& c, CheckResult& res) {
   const Plan& plan = res.plan;
-  if ((c.asserts && !plan.asserts.empty()) || !plan.built) {
-    res.assert_fired = true;
-    if (!plan.asserts.empty()) {
-      const auto& a = plan.asserts.front();
-      res.assert_text = (a.kind == FailureKind::crash ? "crashed: " : "") + a.which + " (" + a.detail +
-                        (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
-    } else {
-      res.assert_text = "no plan could be built";
-    }
-    return res;
+  if (!(c.asserts && !plan.asserts.empty()) && plan.built) return false;
+  res.assert_fired = true;
+  if (!plan.asserts.empty()) {
+    const auto& a = plan.asserts.front();
+    res.assert_text = (a.kind == FailureKind::crash ? "crashed: " : "") + a.which + " (" + a.detail +
+                      (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
+  } else {
+    res.assert_text = "no plan could be built";
   }
-  const Inputs in = [&] {
-    Inputs full = make_inputs(c);
-    res.all_heads = full.s.N;
-    if (opts.heads.empty() && opts.sample_heads <= 0) {
-      res.heads.resize(static_cast<std::size_t>(full.s.N));
-      std::iota(res.heads.begin(), res.heads.end(), 0);
-      return full;
-    }
-    res.heads = opts.heads.empty() ? sample_heads(full.s.N, opts.sample_heads, c.seed) : opts.heads;
-    return slice_heads(std::move(full), res.heads);
-  }();
-  const Shape& s = in.s;
-  // The unchunked reference and the chunked pipeline share nothing but the inputs: with two or
-  // more threads they run side by side on half the threads each (every sum keeps its own
-  // order, so no bit depends on it).
-  const int threads = std::max(1, opts.threads);
-  const Engine eng(in, threads - threads / 2);
-  const Engine ref_eng(eng, std::max(1, threads / 2));
+  return true;
+}
 
+// The case's inputs, sliced to the heads the options select (res.heads says which).
+Inputs selected_inputs(const Case& c, const CheckOptions& opts, CheckResult& res) {
+  Inputs full = make_inputs(c);
+  res.all_heads = full.s.N;
+  if (opts.heads.empty() && opts.sample_heads <= 0) {
+    res.heads.resize(static_cast<std::size_t>(full.s.N));
+    std::iota(res.heads.begin(), res.heads.end(), 0);
+    return full;
+  }
+  res.heads = opts.heads.empty() ? sample_heads(full.s.N, opts.sample_heads, c.seed) : opts.heads;
+  return slice_heads(std::move(full), res.heads);
+}
+
+// One check run in stages (DESIGN §1): the works, the chunked pipeline's two passes, the outputs
+// and the merge, then the comparisons. The unchunked reference runs beside the pipeline.
+class CheckRun {
+ public:
+  CheckRun(const Case& c, const CheckOptions& opts, CheckResult& res)
+      : c_(c),
+        opts_(opts),
+        res_(res),
+        plan_(res.plan),
+        in_(selected_inputs(c, opts, res)),
+        s_(in_.s),
+        threads_(std::max(1, opts.threads)),
+        eng_(in_, threads_ - threads_ / 2),
+        ref_eng_(eng_, std::max(1, threads_ / 2)) {}
+
+  void run() {
+    make_works();
+    // The unchunked reference and the chunked pipeline share nothing but the inputs: with two
+    // or more threads they run side by side on half the threads each (every sum keeps its own
+    // order, so no bit depends on it). The future joins (and rethrows) at .get() below, or in
+    // its destructor if the pipeline throws first.
+    std::future<void> reference = std::async(threads_ >= 2 ? std::launch::async : std::launch::deferred,
+                                             [&] { reference_outputs(ref_eng_, in_, ref_, opts_.exact, opts_.vllm); });
+    chunk_scores_pass();
+    chunk_accumulate_pass();
+    reference.get();
+    outputs_and_merge();
+    if (opts_.exact) compare_exact();
+    record_routing();
+    if (opts_.vllm) compare_vllm();
+    keep_outputs();
+  }
+
+ private:
   // One Work per prefill, in prefill order; prefill token index of each.
-  std::vector<Work> ref(plan.prefills.size()), chk(plan.prefills.size());
-  std::vector<int> work_of(c.ctx.size(), -1);
-  std::int64_t T = 0;
-  for (std::size_t k = 0; k < plan.prefills.size(); ++k) {
-    const int r = plan.prefills[k];
-    for (auto* w : {&ref[k], &chk[k]}) {
-      w->request = r;
-      w->qn = static_cast<int>(c.q[static_cast<std::size_t>(r)]);
-      w->ctx = c.ctx[static_cast<std::size_t>(r)];
-      w->token0 = T;
-      w->q = in.query[static_cast<std::size_t>(r)].data();
-    }
-    work_of[static_cast<std::size_t>(r)] = static_cast<int>(k);
-    T += c.q[static_cast<std::size_t>(r)];
-    res.context_rows += c.ctx[static_cast<std::size_t>(r)];
-  }
-  res.prefill_tokens = T;
-  const std::size_t per_token = static_cast<std::size_t>(s.N) * s.Vd;
-
-  // --- Unchunked reference (exact) and the float64 oracle over the true keys; the future
-  // joins (and rethrows) at .get() below, or in its destructor if the pipeline throws first.
-  std::future<void> reference = std::async(threads >= 2 ? std::launch::async : std::launch::deferred,
-                                           [&] { reference_outputs(ref_eng, in, ref, opts.exact, opts.vllm); });
-
-  // --- Chunked pipeline: the data path per chunk, both passes, vLLM partials in pass 2.
-  std::vector<std::vector<RowSource>> sims(plan.chunks.size());
-  for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) sims[ci] = simulate_chunk(c, plan, plan.chunks[ci]);
-  for (auto& w : chk) eng.init(w, false);
-  for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
-    const Chunk& ch = plan.chunks[ci];
-    const auto ws = build_workspace(in, plan, ch, ci);
-    cross_check(in, ws, sims[ci], ci);
-    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-      Work& w = chk[static_cast<std::size_t>(work_of[static_cast<std::size_t>(ch.entries[b].request)])];
-      const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
-      const Row* base = ws.data() + ch.cu_seq_lens[b] * s.row();
-      for (std::int64_t k = 0; k < n; k += kSubBatch)
-        eng.scores(w, base + k * s.row(), std::min(kSubBatch, n - k), false);
-      res.attended_rows += n;
-    }
-  }
-  std::vector<Row> rows;
-  auto load_suffix = [&](const Work& w) {
-    rows.resize(static_cast<std::size_t>(w.qn * s.row()));
-    for (int k = 0; k < w.qn; ++k) in.fetch(w.request, w.ctx + k, rows.data() + k * s.row());
-  };
-  for (auto& w : chk) {
-    load_suffix(w);
-    eng.scores(w, rows.data(), w.qn, true);
-  }
-  std::vector<float> po, pl, mo, ml;
-  for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
-    const Chunk& ch = plan.chunks[ci];
-    const auto ws = build_workspace(in, plan, ch, ci);
-    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-      Work& w = chk[static_cast<std::size_t>(work_of[static_cast<std::size_t>(ch.entries[b].request)])];
-      const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
-      const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
-      po.assign(th * s.Vd, 0.0f);
-      pl.assign(th, neg_inf());
-      const Row* base = ws.data() + ch.cu_seq_lens[b] * s.row();
-      Engine::Partial part;
-      if (opts.vllm) eng.begin_partial(w, n, false, part);
-      for (std::int64_t k = 0; k < n; k += kSubBatch)
-        eng.accumulate(w, base + k * s.row(), std::min(kSubBatch, n - k), false, opts.exact, false,
-                       opts.vllm ? &part : nullptr);
-      if (opts.vllm) eng.end_partial(w, part, po.data(), pl.data());
-      if (!opts.vllm) continue;
-      if (opts.keep_outputs)
-        res.vllm_partials.push_back({static_cast<int>(ci), static_cast<int>(b), w.request, w.qn, w.token0, po, pl});
-      for (int f = 0; f < 2; ++f) {
-        if (!w.have_part) {  // first piece of the request's context: copy
-          w.part_out[f] = po;
-          w.part_lse[f] = pl;
-          continue;
-        }
-        mo.assign(th * s.Vd, 0.0f);
-        ml.assign(th, 0.0f);
-        merge_contiguous(f, mo.data(), ml.data(), w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(),
-                         w.qn, s.N, s.Vd);
-        w.part_out[f] = mo;
-        w.part_lse[f] = ml;
+  void make_works() {
+    ref_.resize(plan_.prefills.size());
+    chk_.resize(plan_.prefills.size());
+    work_of_.assign(c_.ctx.size(), -1);
+    for (std::size_t k = 0; k < plan_.prefills.size(); ++k) {
+      const int r = plan_.prefills[k];
+      for (auto* w : {&ref_[k], &chk_[k]}) {
+        w->request = r;
+        w->qn = static_cast<int>(c_.q[static_cast<std::size_t>(r)]);
+        w->ctx = c_.ctx[static_cast<std::size_t>(r)];
+        w->token0 = T_;
+        w->q = in_.query[static_cast<std::size_t>(r)].data();
       }
-      w.have_part = true;
+      work_of_[static_cast<std::size_t>(r)] = static_cast<int>(k);
+      T_ += c_.q[static_cast<std::size_t>(r)];
+      res_.context_rows += c_.ctx[static_cast<std::size_t>(r)];
+    }
+    res_.prefill_tokens = T_;
+    per_token_ = static_cast<std::size_t>(s_.N) * s_.Vd;
+  }
+  Work& work_for(const ChunkEntry& e) {
+    return chk_[static_cast<std::size_t>(work_of_[static_cast<std::size_t>(e.request)])];
+  }
+  void load_suffix(const Work& w) {
+    rows_.resize(static_cast<std::size_t>(w.qn * s_.row()));
+    for (int k = 0; k < w.qn; ++k) in_.fetch(w.request, w.ctx + k, rows_.data() + k * s_.row());
+  }
+
+  // Pass 1: the data path per chunk (checked against the index simulation) and every score.
+  void chunk_scores_pass() {
+    sims_.resize(plan_.chunks.size());
+    for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) sims_[ci] = simulate_chunk(c_, plan_, plan_.chunks[ci]);
+    for (auto& w : chk_) eng_.init(w, false);
+    for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) {
+      const Chunk& ch = plan_.chunks[ci];
+      const auto ws = build_workspace(in_, plan_, ch, ci);
+      cross_check(in_, ws, sims_[ci], ci);
+      for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+        Work& w = work_for(ch.entries[b]);
+        const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
+        const Row* base = ws.data() + ch.cu_seq_lens[b] * s_.row();
+        for (std::int64_t k = 0; k < n; k += kSubBatch)
+          eng_.scores(w, base + k * s_.row(), std::min(kSubBatch, n - k), false);
+        res_.attended_rows += n;
+      }
+    }
+    for (auto& w : chk_) {
+      load_suffix(w);
+      eng_.scores(w, rows_.data(), w.qn, true);
     }
   }
 
-  reference.get();
-
-  // --- Outputs.
-  std::vector<float> ref_out(static_cast<std::size_t>(T) * per_token), chk_out(ref_out.size());
-  std::vector<double> ora_out(ref_out.size());
-  std::vector<float> vl_out[2] = {std::vector<float>(ref_out.size()), std::vector<float>(ref_out.size())};
-  for (std::size_t k = 0; k < chk.size(); ++k) {
-    Work& w = chk[k];
-    const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
-    load_suffix(w);
-    po.assign(th * s.Vd, 0.0f);
-    pl.assign(th, neg_inf());
+  // Pass 2: the exact sums and the vLLM-style partial of every entry, merged per request in plan
+  // order (the first piece of a request's context is copied, later ones merged).
+  void chunk_accumulate_pass() {
+    for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) {
+      const Chunk& ch = plan_.chunks[ci];
+      const auto ws = build_workspace(in_, plan_, ch, ci);
+      for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+        Work& w = work_for(ch.entries[b]);
+        const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
+        accumulate_entry(w, ws.data() + ch.cu_seq_lens[b] * s_.row(), n);
+        if (!opts_.vllm) continue;
+        if (opts_.keep_outputs)
+          res_.vllm_partials.push_back(
+              {static_cast<int>(ci), static_cast<int>(b), w.request, w.qn, w.token0, po_, pl_});
+        fold_partial(w);
+      }
+    }
+  }
+  void accumulate_entry(Work& w, const Row* base, std::int64_t n) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    po_.assign(th * s_.Vd, 0.0f);
+    pl_.assign(th, neg_inf());
     Engine::Partial part;
-    if (opts.vllm) eng.begin_partial(w, w.qn, true, part);
-    eng.accumulate(w, rows.data(), w.qn, true, opts.exact, false, opts.vllm ? &part : nullptr);
-    if (opts.vllm) eng.end_partial(w, part, po.data(), pl.data());
-    const std::size_t base = static_cast<std::size_t>(w.token0) * per_token;
-    for (std::size_t i = 0; i < th; ++i)
-      for (int d = 0; d < s.Vd; ++d) {
-        const std::size_t e = i * s.Vd + d;
-        if (opts.exact) {
-          chk_out[base + e] = normalize(w.num[e], w.den[i]);
-          ref_out[base + e] = normalize(ref[k].num[e], ref[k].den[i]);
-          if (!w.num[e].ok() || !w.den[i].ok() || !ref[k].num[e].ok() || !ref[k].den[i].ok()) res.exact.overflow = true;
-        }
-        if (opts.vllm) ora_out[base + e] = ref[k].o_num[e] / ref[k].o_den[i];
+    if (opts_.vllm) eng_.begin_partial(w, n, false, part);
+    for (std::int64_t k = 0; k < n; k += kSubBatch)
+      eng_.accumulate(w, base + k * s_.row(), std::min(kSubBatch, n - k), false, opts_.exact, false,
+                      opts_.vllm ? &part : nullptr);
+    if (opts_.vllm) eng_.end_partial(w, part, po_.data(), pl_.data());
+  }
+  void fold_partial(Work& w) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    for (int f = 0; f < 2; ++f) {
+      if (!w.have_part) {  // first piece of the request's context: copy
+        w.part_out[f] = po_;
+        w.part_lse[f] = pl_;
+        continue;
       }
-    if (opts.keep_outputs && opts.exact) {
-      if (res.reference_lse.empty()) res.reference_lse.assign(static_cast<std::size_t>(T) * s.N, 0.0f);
-      for (std::size_t i = 0; i < th; ++i)  // i = t * N + h
-        res.reference_lse[static_cast<std::size_t>(w.token0) * s.N + i] =
-            static_cast<float>(static_cast<double>(ref[k].mx[i]) + std::log(to_double(ref[k].den[i])));
+      mo_.assign(th * s_.Vd, 0.0f);
+      ml_.assign(th, 0.0f);
+      merge_contiguous(f, mo_.data(), ml_.data(), w.part_out[f].data(), w.part_lse[f].data(), po_.data(), pl_.data(),
+                       w.qn, s_.N, s_.Vd);
+      w.part_out[f] = mo_;
+      w.part_lse[f] = ml_;
     }
-    if (!opts.vllm) continue;
+    w.have_part = true;
+  }
+
+  // The causal suffix of every request, the exact outputs of both paths, the oracle, and the
+  // vLLM path's final merge(context, suffix) per flavour.
+  void outputs_and_merge() {
+    ref_out_.assign(static_cast<std::size_t>(T_) * per_token_, 0.0f);
+    chk_out_.assign(ref_out_.size(), 0.0f);
+    ora_out_.assign(ref_out_.size(), 0.0);
+    for (auto& v : vl_out_) v.assign(ref_out_.size(), 0.0f);
+    for (std::size_t k = 0; k < chk_.size(); ++k) {
+      Work& w = chk_[k];
+      load_suffix(w);
+      const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+      po_.assign(th * s_.Vd, 0.0f);
+      pl_.assign(th, neg_inf());
+      Engine::Partial part;
+      if (opts_.vllm) eng_.begin_partial(w, w.qn, true, part);
+      eng_.accumulate(w, rows_.data(), w.qn, true, opts_.exact, false, opts_.vllm ? &part : nullptr);
+      if (opts_.vllm) eng_.end_partial(w, part, po_.data(), pl_.data());
+      normalize_outputs(w, ref_[k]);
+      if (opts_.vllm) merge_with_suffix(w);
+    }
+  }
+  void normalize_outputs(const Work& w, const Work& r) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    const std::size_t base = static_cast<std::size_t>(w.token0) * per_token_;
+    for (std::size_t i = 0; i < th; ++i)
+      for (int d = 0; d < s_.Vd; ++d) {
+        const std::size_t e = i * s_.Vd + d;
+        if (opts_.exact) {
+          chk_out_[base + e] = normalize(w.num[e], w.den[i]);
+          ref_out_[base + e] = normalize(r.num[e], r.den[i]);
+          if (!w.num[e].ok() || !w.den[i].ok() || !r.num[e].ok() || !r.den[i].ok()) res_.exact.overflow = true;
+        }
+        if (opts_.vllm) ora_out_[base + e] = r.o_num[e] / r.o_den[i];
+      }
+    if (opts_.keep_outputs && opts_.exact) {
+      if (res_.reference_lse.empty()) res_.reference_lse.assign(static_cast<std::size_t>(T_) * s_.N, 0.0f);
+      for (std::size_t i = 0; i < th; ++i)  // i = t * N + h
+        res_.reference_lse[static_cast<std::size_t>(w.token0) * s_.N + i] =
+            static_cast<float>(static_cast<double>(r.mx[i]) + std::log(to_double(r.den[i])));
+    }
+  }
+  void merge_with_suffix(Work& w) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    const std::size_t base = static_cast<std::size_t>(w.token0) * per_token_;
     for (int f = 0; f < 2; ++f) {
       if (!w.have_part) {  // never in a chunk (ctx = 0 under the packed planner): (0, -inf)
-        w.part_out[f].assign(th * s.Vd, 0.0f);
+        w.part_out[f].assign(th * s_.Vd, 0.0f);
         w.part_lse[f].assign(th, neg_inf());
       }
       std::vector<float> lse(th);  // [N][qn]
-      merge_contiguous(f, vl_out[f].data() + base, lse.data(), w.part_out[f].data(), w.part_lse[f].data(), po.data(),
-                       pl.data(), w.qn, s.N, s.Vd);
+      merge_contiguous(f, vl_out_[f].data() + base, lse.data(), w.part_out[f].data(), w.part_lse[f].data(), po_.data(),
+                       pl_.data(), w.qn, s_.N, s_.Vd);
       // S4/S5: tokens at or past prefill_tokens_with_context take the suffix alone.
-      const long ts = static_cast<long>(s.N) * s.Vd;  // floats per token
-      if (plan.prefill_tokens_with_context)
+      const long ts = static_cast<long>(s_.N) * s_.Vd;  // floats per token
+      if (plan_.prefill_tokens_with_context)
         for (int t = 0; t < w.qn; ++t)
-          if (w.token0 + t >= *plan.prefill_tokens_with_context)
-            std::copy(po.begin() + static_cast<long>(t) * ts, po.begin() + static_cast<long>(t + 1) * ts,
-                      vl_out[f].begin() + static_cast<long>(base) + static_cast<long>(t) * ts);
-      if (opts.keep_outputs) {
-        if (res.vllm_lse[f].empty()) res.vllm_lse[f].assign(static_cast<std::size_t>(T) * s.N, 0.0f);
+          if (w.token0 + t >= *plan_.prefill_tokens_with_context)
+            std::copy(po_.begin() + static_cast<long>(t) * ts, po_.begin() + static_cast<long>(t + 1) * ts,
+                      vl_out_[f].begin() + static_cast<long>(base) + static_cast<long>(t) * ts);
+      if (opts_.keep_outputs) {
+        if (res_.vllm_lse[f].empty()) res_.vllm_lse[f].assign(static_cast<std::size_t>(T_) * s_.N, 0.0f);
         for (int t = 0; t < w.qn; ++t)
-          for (int h = 0; h < s.N; ++h)
-            res.vllm_lse[f][static_cast<std::size_t>(w.token0 + t) * s.N + h] =
+          for (int h = 0; h < s_.N; ++h)
+            res_.vllm_lse[f][static_cast<std::size_t>(w.token0 + t) * s_.N + h] =
                 lse[static_cast<std::size_t>(h) * w.qn + t];
       }
     }
   }
 
-  auto element_at = [&](std::size_t idx) {
+  ElementAt element_at(std::size_t idx) const {
     ElementAt e;
-    e.token = static_cast<std::int64_t>(idx / per_token);
-    e.head = res.heads[(idx % per_token) / static_cast<std::size_t>(s.Vd)];
-    e.dim = static_cast<int>(idx % static_cast<std::size_t>(s.Vd));
-    for (const auto& w : chk)
+    e.token = static_cast<std::int64_t>(idx / per_token_);
+    e.head = res_.heads[(idx % per_token_) / static_cast<std::size_t>(s_.Vd)];
+    e.dim = static_cast<int>(idx % static_cast<std::size_t>(s_.Vd));
+    for (const auto& w : chk_)
       if (e.token >= w.token0 && e.token < w.token0 + w.qn) {
         e.request = w.request;
         e.token_in_request = e.token - w.token0;
       }
     return e;
-  };
+  }
 
-  // --- Exact comparison, bit for bit (NaN is never equal).
-  if (opts.exact) {
-    ExactResult& ex = res.exact;
+  // Exact comparison, bit for bit (NaN is never equal).
+  void compare_exact() {
+    ExactResult& ex = res_.exact;
     ex.ran = true;
-    ex.elements = static_cast<std::int64_t>(ref_out.size());
-    for (std::size_t i = 0; i < ref_out.size(); ++i) {
-      const std::uint32_t a = bits_of(ref_out[i]), b = bits_of(chk_out[i]);
-      if (a != b || is_nan(ref_out[i]) || is_nan(chk_out[i])) {
+    ex.elements = static_cast<std::int64_t>(ref_out_.size());
+    for (std::size_t i = 0; i < ref_out_.size(); ++i) {
+      const std::uint32_t a = bits_of(ref_out_[i]), b = bits_of(chk_out_[i]);
+      if (a != b || is_nan(ref_out_[i]) || is_nan(chk_out_[i])) {
         if (ex.differing++ == 0) {
           ex.first = element_at(i);
           ex.ref_bits = a;
@@ -712,92 +762,127 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
       }
     }
   }
+
   // Routing per request, from the simulation (the diagnosis of a difference).
-  {
-    std::vector<RequestRouting> rt(chk.size());
-    std::vector<std::vector<std::uint8_t>> cnt(chk.size());
-    for (std::size_t k = 0; k < chk.size(); ++k) {
-      rt[k].request = chk[k].request;
-      rt[k].ctx = chk[k].ctx;
-      cnt[k].assign(static_cast<std::size_t>(chk[k].ctx), 0);
+  void record_routing() {
+    std::vector<RequestRouting> rt(chk_.size());
+    std::vector<std::vector<std::uint8_t>> cnt(chk_.size());
+    for (std::size_t k = 0; k < chk_.size(); ++k) {
+      rt[k].request = chk_[k].request;
+      rt[k].ctx = chk_[k].ctx;
+      cnt[k].assign(static_cast<std::size_t>(chk_[k].ctx), 0);
     }
-    for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) {
-      const Chunk& ch = plan.chunks[ci];
+    for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) {
+      const Chunk& ch = plan_.chunks[ci];
       for (std::size_t b = 0; b < ch.entries.size(); ++b) {
         const int r = ch.entries[b].request;
-        const auto k = static_cast<std::size_t>(work_of[static_cast<std::size_t>(r)]);
-        RequestRouting& rr = rt[k];
-        for (std::int64_t t = ch.cu_seq_lens[b]; t < ch.cu_seq_lens[b + 1]; ++t) {
-          const RowSource& rs = sims[ci][static_cast<std::size_t>(t)];
-          ++rr.rows;
-          if (rs.kind == RowKind::context && rs.request == r) {
-            auto& x = cnt[k][static_cast<std::size_t>(rs.position)];
-            if (x < 255) ++x;
-          } else if (rs.kind == RowKind::context) {
-            ++rr.foreign_context;
-            if (std::find(rr.from_requests.begin(), rr.from_requests.end(), rs.request) == rr.from_requests.end())
-              rr.from_requests.push_back(rs.request);
-          } else if (rs.kind == RowKind::new_token) {
-            ++rr.new_token_rows;
-          } else {
-            ++rr.stale_rows;
-          }
-        }
+        const auto k = static_cast<std::size_t>(work_of_[static_cast<std::size_t>(r)]);
+        for (std::int64_t t = ch.cu_seq_lens[b]; t < ch.cu_seq_lens[b + 1]; ++t)
+          route_row(rt[k], cnt[k], r, sims_[ci][static_cast<std::size_t>(t)]);
       }
     }
-    for (std::size_t k = 0; k < chk.size(); ++k) {
+    for (std::size_t k = 0; k < chk_.size(); ++k) {
       rt[k].missing = ranges_where(cnt[k], false, rt[k].n_missing);
       rt[k].twice = ranges_where(cnt[k], true, rt[k].n_twice);
-      if (rt[k].ctx > 0 || !rt[k].exact()) res.exact.routing.push_back(std::move(rt[k]));
+      if (rt[k].ctx > 0 || !rt[k].exact()) res_.exact.routing.push_back(std::move(rt[k]));
+    }
+  }
+  static void route_row(RequestRouting& rr, std::vector<std::uint8_t>& cnt, int r, const RowSource& rs) {
+    ++rr.rows;
+    if (rs.kind == RowKind::context && rs.request == r) {
+      auto& x = cnt[static_cast<std::size_t>(rs.position)];
+      if (x < 255) ++x;
+    } else if (rs.kind == RowKind::context) {
+      ++rr.foreign_context;
+      if (std::find(rr.from_requests.begin(), rr.from_requests.end(), rs.request) == rr.from_requests.end())
+        rr.from_requests.push_back(rs.request);
+    } else if (rs.kind == RowKind::new_token) {
+      ++rr.new_token_rows;
+    } else {
+      ++rr.stale_rows;
     }
   }
 
-  // --- vLLM path against the oracle.
-  if (opts.vllm) {
-    VllmResult& vr = res.vllm;
+  // The vLLM path against the float64 oracle, per merge flavour.
+  void compare_vllm() {
+    VllmResult& vr = res_.vllm;
     vr.ran = true;
-    vr.production = plan.merge;  // the dispatcher's rule (versions.h merge_flavour), recorded by the planner
+    vr.production = plan_.merge;  // the dispatcher's rule (platform.h merge_flavour), recorded by the planner
     vr.bound_abs = kVllmBoundAbs;
     vr.bound_rel = kVllmBoundRel;
     for (int f = 0; f < 2; ++f) {
       FlavourResult& fr = vr.flavours[f];
       fr.flavour = f == 0 ? MergeFlavour::triton : MergeFlavour::cuda;
-      for (std::size_t row = 0; row < ref_out.size(); row += static_cast<std::size_t>(s.Vd)) {
-        double scale = 0;
-        for (int d = 0; d < s.Vd; ++d) scale = std::max(scale, std::abs(ora_out[row + d]));
-        for (int d = 0; d < s.Vd; ++d) {
-          const std::size_t i = row + d;
-          const float g = vl_out[f][i];
-          if (is_nan(g)) {
-            if (fr.nan++ == 0) fr.first_nan = element_at(i);
-            continue;
-          }
-          if (is_inf(g)) {
-            ++fr.inf;
-            continue;
-          }
-          const double err = std::abs(static_cast<double>(g) - ora_out[i]);
-          if (err > fr.max_abs) {
-            fr.max_abs = err;
-            fr.worst = element_at(i);
-          }
-          fr.max_rel = std::max(fr.max_rel, scale > 0 ? err / scale : 0.0);
-          fr.max_ulp = std::max(fr.max_ulp, static_cast<int>(bf16_ulp_distance(
-                                                float_to_bf16(g), float_to_bf16(static_cast<float>(ora_out[i])))));
-        }
-      }
+      for (std::size_t row = 0; row < ref_out_.size(); row += static_cast<std::size_t>(s_.Vd)) compare_row(fr, f, row);
       fr.within_bound = fr.nan == 0 && fr.inf == 0 && fr.max_abs <= vr.bound_abs && fr.max_rel <= vr.bound_rel;
     }
   }
-  if (opts.keep_outputs) {
-    res.reference_out = std::move(ref_out);
-    res.chunked_out = std::move(chk_out);
-    if (opts.vllm)
+  void compare_row(FlavourResult& fr, int f, std::size_t row) const {
+    double scale = 0;
+    for (int d = 0; d < s_.Vd; ++d) scale = std::max(scale, std::abs(ora_out_[row + d]));
+    for (int d = 0; d < s_.Vd; ++d) {
+      const std::size_t i = row + d;
+      const float g = vl_out_[f][i];
+      if (is_nan(g)) {
+        if (fr.nan++ == 0) fr.first_nan = element_at(i);
+        continue;
+      }
+      if (is_inf(g)) {
+        ++fr.inf;
+        continue;
+      }
+      const double err = std::abs(static_cast<double>(g) - ora_out_[i]);
+      if (err > fr.max_abs) {
+        fr.max_abs = err;
+        fr.worst = element_at(i);
+      }
+      fr.max_rel = std::max(fr.max_rel, scale > 0 ? err / scale : 0.0);
+      fr.max_ulp = std::max(fr.max_ulp, static_cast<int>(bf16_ulp_distance(
+                                            float_to_bf16(g), float_to_bf16(static_cast<float>(ora_out_[i])))));
+    }
+  }
+
+  void keep_outputs() {
+    if (!opts_.keep_outputs) return;
+    res_.reference_out = std::move(ref_out_);
+    res_.chunked_out = std::move(chk_out_);
+    if (opts_.vllm)
       for (int f = 0; f < 2; ++f) {
-        res.vllm_out[f] = std::move(vl_out[f]);
-        res.vllm_lse[f].resize(static_cast<std::size_t>(T) * s.N, 0.0f);  // T = 0: stays empty
+        res_.vllm_out[f] = std::move(vl_out_[f]);
+        res_.vllm_lse[f].resize(static_cast<std::size_t>(T_) * s_.N, 0.0f);  // T = 0: stays empty
       }
   }
+
+  const Case& c_;
+  const CheckOptions& opts_;
+  CheckResult& res_;
+  const Plan& plan_;
+  const Inputs in_;
+  const Shape& s_;
+  const int threads_;
+  const Engine eng_;
+  const Engine ref_eng_;
+  std::vector<Work> ref_, chk_;
+  std::vector<int> work_of_;
+  std::int64_t T_ = 0;
+  std::size_t per_token_ = 0;
+  std::vector<std::vector<RowSource>> sims_;
+  std::vector<Row> rows_;
+  std::vector<float> po_, pl_, mo_, ml_;  // the current entry's partial, the merge's scratch
+  std::vector<float> ref_out_, chk_out_;
+  std::vector<double> ora_out_;
+  std::vector<float> vl_out_[2];
+};
+
+}  // namespace
+
+CheckResult run_check(const Case& c, const CheckOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckResult res;
+  res.c = c;
+  res.plan = make_plan(c);
+  if (stopped_by_plan(c, res)) return res;
+  CheckRun(c, opts, res).run();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
