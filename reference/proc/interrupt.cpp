@@ -17,6 +17,7 @@ namespace {
 // The first signal's number. Lock-free atomics are async-signal-safe, and other threads (a
 // worker pool's) read it too.
 std::atomic<int> g_signal{0};
+std::atomic<int> g_count{0};  // signals so far
 static_assert(std::atomic<int>::is_always_lock_free);
 int g_wake[2] = {-1, -1};  // the self-pipe: [0] polled, [1] written by the handler
 int g_depth = 0;           // guards up (only the outermost installs)
@@ -27,6 +28,7 @@ extern "C" void on_interrupt(int sig) {
   const int saved = errno;  // the interrupted code may be about to read errno
   int none = 0;
   g_signal.compare_exchange_strong(none, sig);
+  g_count.fetch_add(1);
   if (g_wake[1] >= 0) {
     const char byte = 1;
     [[maybe_unused]] const ssize_t n = ::write(g_wake[1], &byte, 1);  // full pipe: already awake
@@ -46,6 +48,7 @@ void close_wake_pipe() {
 InterruptGuard::InterruptGuard() {
   if (g_depth++ > 0) return;
   g_signal.store(0);
+  g_count.store(0);
   if (::pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
     g_depth = 0;
     g_wake[0] = g_wake[1] = -1;
@@ -76,6 +79,7 @@ InterruptGuard::~InterruptGuard() {
 
 bool interrupted() { return g_signal.load() != 0; }
 int interrupt_signal() { return g_signal.load(); }
+int interrupt_count() { return g_count.load(); }
 int interrupt_fd() { return g_wake[0]; }
 
 }  // namespace cp::proc

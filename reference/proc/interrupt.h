@@ -25,6 +25,8 @@ class InterruptGuard {
 bool interrupted();
 // The first such signal's number, 0 when none.
 int interrupt_signal();
+// How many arrived (a supervisor may escalate on the second: ask politely, then kill).
+int interrupt_count();
 // Readable once interrupted (for poll()); -1 while no guard is up.
 int interrupt_fd();
 
