@@ -14,44 +14,19 @@
 
 #include "reference/proc/group_reaper.h"
 #include "reference/proc/subprocess.h"
+#include "tests/proc/child_watch.h"
 
 namespace cp::proc {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-pid_t read_pid(int fd) {
-  std::string s;
-  const auto end = Clock::now() + std::chrono::seconds(10);
-  char ch;
-  while (Clock::now() < end && s.find('\n') == std::string::npos) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) > 0 && ::read(fd, &ch, 1) == 1) s += ch;
-  }
-  return s.empty() ? -1 : static_cast<pid_t>(std::stol(s));
-}
-
-// The status of a child of this (subreaper) process within 10 s, else -1 (and it is killed).
-int wait_for(pid_t pid) {
-  const auto end = Clock::now() + std::chrono::seconds(10);
-  int st = 0;
-  while (Clock::now() < end) {
-    if (::waitpid(pid, &st, WNOHANG) == pid) return st;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ::kill(pid, SIGKILL);
-  return -1;
-}
+using namespace cp::proc::test;
 
 void reap_orphans() {  // the owner's watcher and shell, reparented here
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
 }
 
-class GroupReaperTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0); }
-};
+class GroupReaperTest : public Subreaper {};
 
 TEST_F(GroupReaperTest, KillsTheGroupWhenItsOwnerIsKilled) {
   // owner starts sh, whose background sleep has no parent-death signal; only the reaper can

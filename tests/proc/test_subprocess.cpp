@@ -15,61 +15,14 @@
 #include <thread>
 
 #include "reference/proc/subprocess.h"
+#include "tests/proc/child_watch.h"
 
 namespace cp::proc {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-constexpr auto kDeadline = std::chrono::seconds(10);
+using namespace cp::proc::test;
 
-// Everything the fd gives until end of file (or the deadline).
-std::string read_all(int fd) {
-  std::string out;
-  const auto end = Clock::now() + kDeadline;
-  char buf[512];
-  while (Clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
-// A line the child wrote: a number (a pid).
-pid_t read_pid(int fd) {
-  std::string s;
-  const auto end = Clock::now() + kDeadline;
-  char ch;
-  while (Clock::now() < end && s.find('\n') == std::string::npos) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) > 0 && ::read(fd, &ch, 1) == 1) s += ch;
-  }
-  return static_cast<pid_t>(std::stol(s));
-}
-
-// Waits (WNOHANG polling, up to the deadline) for a child of this process; its status, or -1.
-int wait_for(pid_t pid, double* seconds = nullptr) {
-  const auto t0 = Clock::now();
-  int st = 0;
-  while (Clock::now() - t0 < kDeadline) {
-    const pid_t r = ::waitpid(pid, &st, WNOHANG);
-    if (r == pid) {
-      if (seconds) *seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-      return st;
-    }
-    if (r < 0) return -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return -1;
-}
-
-// Orphans come to this process (so the test can see how they ended).
-class Subprocess : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0); }
-};
+class Subprocess : public Subreaper {};
 
 TEST_F(Subprocess, ForkCallOwnGroupAndReaped) {
   Child c = Child::fork_call({.from_child = true}, [](ChildEnds e) {
@@ -163,7 +116,6 @@ TEST_F(Subprocess, ParentDeathSignalKillsTheChildOfAKilledParent) {
   EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << describe_status(st);
   double s = 0;
   const int sst = wait_for(sleeper, &s);
-  if (sst == -1) ::kill(sleeper, SIGKILL);  // the failure below: leave no sleeper behind
   EXPECT_TRUE(sst != -1 && WIFSIGNALED(sst) && WTERMSIG(sst) == SIGKILL) << describe_status(sst);
   std::printf("orphaned child gone %.3f s after its parent's SIGKILL\n", s);
 }
