@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -30,6 +30,9 @@
 #include "invariants/catalogue.h"
 #include "invariants/expect.h"
 #include "reference/caseio/regression.h"
+#include "reference/proc/group_reaper.h"
+#include "reference/proc/interrupt.h"
+#include "reference/proc/subprocess.h"
 
 namespace fs = std::filesystem;
 
@@ -47,30 +50,6 @@ double checkpoint_seconds() {
 }
 // After Ctrl-C/SIGTERM libFuzzer gets this long to stop before its process group is killed.
 constexpr double kInterruptGraceSeconds = 1.0;
-
-volatile sig_atomic_t g_signals = 0;
-extern "C" void on_signal(int) { g_signals = g_signals + 1; }
-
-// SIGINT/SIGTERM set a flag for the duration of a campaign (no SA_RESTART: poll wakes up).
-class SignalGuard {
- public:
-  SignalGuard() {
-    g_signals = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SignalGuard() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {
-  }, old_term_{};
-};
 
 std::string now_iso() {
   const std::time_t t = std::time(nullptr);
@@ -110,80 +89,20 @@ struct ChildEnv {
   std::vector<std::pair<std::string, std::string>> vars;
 };
 
-bool stop_requested() { return g_signals > 0; }
+bool stop_requested() { return proc::interrupted(); }
 
-// Starts argv[0] with stdout+stderr on a pipe, in its own process group, killed by the kernel
-// when this process dies (PR_SET_PDEATHSIG). Its own children (libFuzzer's fork-mode jobs)
-// stay in the group, which GroupReaper kills.
-pid_t spawn(const std::vector<std::string>& argv, const ChildEnv& env, int& read_fd) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);  // the runner died before the line above
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    for (const auto& [k, v] : env.vars) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    std::fprintf(stderr, "cannot execute %s: %s\n", args[0], std::strerror(errno));
-    _exit(127);
+// Starts argv[0] with stdout+stderr on a pipe (proc::Child: its own process group, killed by
+// the kernel when this process dies). Its own children (libFuzzer's fork-mode jobs) stay in
+// the group, which a proc::GroupReaper kills.
+std::optional<proc::Child> spawn(const std::vector<std::string>& argv, const ChildEnv& env,
+                                 std::string* why = nullptr) {
+  try {
+    return proc::Child::exec(argv, {.from_child = true}, env.vars);
+  } catch (const proc::ProcError& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
   }
-  setpgid(pid, pid);  // also here: no window in which a signal to the group misses the child
-  close(fds[1]);
-  read_fd = fds[0];
-  return pid;
 }
-
-// Kills a process group when this process ends in any way, SIGKILL included: a forked watcher
-// blocks on a pipe that only this process holds open; end of file means the runner is gone.
-// Normal exits kill the group too (the destructor closes the pipe).
-class GroupReaper {
- public:
-  explicit GroupReaper(pid_t pgid) {
-    int fds[2];
-    if (pgid <= 0 || pipe2(fds, O_CLOEXEC) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      // Async-signal-safe calls only. Keep the read end as fd 3 and close everything else (the
-      // campaign lock among them: the watcher must not hold it).
-      dup2(fds[0], 3);
-      for (int fd = 4; fd < 1024; ++fd) close(fd);
-      char b;
-      for (;;) {
-        const ssize_t n = read(3, &b, 1);
-        if (n == 0 || (n < 0 && errno != EINTR)) break;
-      }
-      kill(-pgid, SIGKILL);
-      _exit(0);
-    }
-    close(fds[0]);
-    if (pid_ < 0)
-      close(fds[1]);
-    else
-      wfd_ = fds[1];
-  }
-  GroupReaper(const GroupReaper&) = delete;
-  GroupReaper& operator=(const GroupReaper&) = delete;
-  ~GroupReaper() {
-    if (wfd_ >= 0) close(wfd_);
-    if (pid_ > 0) waitpid(pid_, nullptr, 0);
-  }
-
- private:
-  pid_t pid_ = -1;
-  int wfd_ = -1;
-};
 
 // An exclusive lock on a campaign folder (flock on <dir>/.lock, released by the kernel when the
 // holder dies). The file names the holder.
@@ -223,10 +142,10 @@ class FolderLock {
 
 // Runs a command to completion (with a time limit) and returns its exit status and output.
 int run_capture(const std::vector<std::string>& argv, const ChildEnv& env, double timeout_s, std::string& out) {
-  int fd = -1;
-  const pid_t pid = spawn(argv, env, fd);
-  if (pid < 0) return -1;
-  GroupReaper reaper(pid);
+  std::optional<proc::Child> child = spawn(argv, env);
+  if (!child) return -1;
+  proc::GroupReaper reaper(child->pid());
+  const int fd = child->from_child();
   const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(timeout_s * 1000));
   char buf[4096];
   bool killed = false;
@@ -235,17 +154,16 @@ int run_capture(const std::vector<std::string>& argv, const ChildEnv& env, doubl
     const int r = poll(&p, 1, 200);
     if (r > 0) {
       const ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       if (out.size() < (1u << 20)) out.append(buf, static_cast<std::size_t>(n));
     }
-    if (!killed && (Clock::now() > deadline || g_signals > 0)) {  // Ctrl-C: do not wait for it
-      kill(-pid, SIGKILL);
+    if (!killed && (Clock::now() > deadline || proc::interrupted())) {  // Ctrl-C: do not wait for it
+      child->signal_group(SIGKILL);
       killed = true;
     }
   }
-  close(fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const int status = child->reap();
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
@@ -524,7 +442,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     exec_log_total = 0;
   }
   State state = base;
-  SignalGuard guard;
+  proc::InterruptGuard guard;  // SIGINT/SIGTERM: libFuzzer stopped, the report written
   const auto t0 = Clock::now();
   auto checkpoint = [&](const CampaignStats& run, double seconds) {
     state = base;
@@ -608,14 +526,16 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     log << "fuzz: " << join(argv, " ") << "\n" << std::flush;
     std::ofstream flog(findings / "fuzz.log", std::ios::app);
     flog << "== " << now_iso() << " " << join(argv, " ") << "\n";
-    int fd = -1;
-    const pid_t pid = spawn(argv, env, fd);
-    if (pid < 0) {
+    std::string why;
+    std::optional<proc::Child> child = spawn(argv, env, &why);
+    if (!child) {
       res.exit_code = 2;
-      res.error = "cannot start " + fuzzer;
+      res.error = "cannot start " + fuzzer + ": " + why;
       return res;
     }
-    GroupReaper reaper(pid);  // libFuzzer and its jobs end with this runner, however it ends
+    const pid_t pgid = child->pid();
+    const int fd = child->from_child();
+    proc::GroupReaper reaper(pgid);  // libFuzzer and its jobs end with this runner, however it ends
     std::string pending;
     char buf[8192];
     int forwarded = 0;
@@ -626,6 +546,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
       const int r = poll(&p, 1, 200);
       if (r > 0) {
         const ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         pending.append(buf, static_cast<std::size_t>(n));
         std::size_t nl;
@@ -644,24 +565,24 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
       read_exec_log(res.run, el);
       show(res.run, el);
       maybe_checkpoint(res.run, el);
-      if (g_signals > forwarded) {
+      if (proc::interrupt_count() > forwarded) {
         // Ctrl-C / kill: ask libFuzzer to stop, and kill its group a second later — fork mode
         // counts the job the signal stopped as a crash and would start new ones.
         if (forwarded == 0) crashes_at_signal = res.run.crashes;
-        forwarded = g_signals;
+        forwarded = proc::interrupt_count();
         res.interrupted = true;
-        kill(-pid, forwarded > 1 ? SIGKILL : SIGINT);
+        child->signal_group(forwarded > 1 ? SIGKILL : SIGINT);
         hard_kill_at = std::min(hard_kill_at, el + kInterruptGraceSeconds);
       }
       if (el > hard_kill_at) {
-        kill(-pid, SIGKILL);
+        child->signal_group(SIGKILL);
         hard_kill_at = 1e300;
       }
     }
-    close(fd);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    kill(-pid, SIGKILL);  // stray jobs of the group, if any
+    const int status = child->reap();
+    // Stray jobs of the group, if any (the group outlives its reaped leader while they run).
+    if (::kill(-pgid, SIGKILL) != 0 && errno != ESRCH) log << "fuzz: " << proc::os_error("kill") << "\n";
+    child.reset();
     read_exec_log(res.run, std::chrono::duration<double>(Clock::now() - t0).count());
     if (crashes_at_signal >= 0) res.run.crashes = crashes_at_signal;
     flog << "== exit status " << status << "\n";
@@ -682,7 +603,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     for (;;) {
       const double el = std::chrono::duration<double>(Clock::now() - t0).count();
       if (el >= opt.max_time) break;
-      if (g_signals) {
+      if (proc::interrupted()) {
         res.interrupted = true;
         break;
       }
@@ -715,7 +636,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
   // Findings: the target's records (versions under investigation) and libFuzzer's artifacts.
   // After Ctrl-C the report must come within seconds: findings are recorded as found, without
   // minimization (the record says so).
-  const double minimize_budget = res.interrupted || g_signals ? 0.0 : opt.minimize_seconds;
+  const double minimize_budget = res.interrupted || proc::interrupted() ? 0.0 : opt.minimize_seconds;
   auto file_for = [&](const std::string& sig) { return minimized / (slug(sig) + ".case"); };
   auto write_record = [&](const std::string& sig, const std::string& kind, const std::string& invariant,
                           const std::string& detail, const std::string& original, const Case* c,

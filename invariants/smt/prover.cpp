@@ -163,6 +163,7 @@ class RowTable {
       for (Platform p : opts.platforms)
         for (InvariantId id : invs) add_row(v, p, id);
     na_cases_.assign(rows_.size(), 0);
+    absorbed_.assign(rows_.size(), 0);
     bounded_cases_.assign(rows_.size(), 0);
     methods_.resize(rows_.size());
   }
@@ -186,6 +187,7 @@ class RowTable {
     ProveResult& r = row_of(ti);
     const std::size_t ri = task_row_[static_cast<std::size_t>(ti)];
     const TaskKey& k = tasks_[static_cast<std::size_t>(ti)];
+    ++absorbed_[ri];
     r.seconds += o.seconds;
     r.queries += o.queries;
     r.cache_hits += o.cache_hits;
@@ -208,9 +210,14 @@ class RowTable {
     if (opts_.progress) opts_.progress(progress_line(k, label, o));
   }
 
-  // The row verdicts, once every task is absorbed.
-  std::vector<ProveResult> finish() {
-    for (std::size_t i = 0; i < rows_.size(); ++i) finish_row(i);
+  // The row verdicts, once every task is absorbed or an interrupt stopped the workers.
+  std::vector<ProveResult> finish(bool interrupted) {
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      // A counterexample stands; its row's other cases were skipped on purpose, not interrupted.
+      if (interrupted && rows_[i].status != Status::counterexample)
+        rows_[i].cases_not_run = rows_[i].cases - absorbed_[i];
+      finish_row(i);
+    }
     return std::move(rows_);
   }
 
@@ -268,6 +275,7 @@ class RowTable {
   void finish_row(std::size_t i) {
     ProveResult& r = rows_[i];
     if (r.cases == 0) return;
+    if (r.cases_not_run > 0 && r.status == Status::proved) r.status = Status::unknown;
     if (na_cases_[i] == r.cases) {
       r.status = Status::not_applicable;
       r.detail = "no split case applies";
@@ -288,6 +296,10 @@ class RowTable {
                  ", symbolic B/W/I/S/ctx, arbitrary chunk index";
     if (r.status == Status::unknown)
       r.detail = std::to_string(r.unknown_cases.size()) + " of " + std::to_string(r.cases) + " case(s) undecided";
+    if (r.status == Status::unknown && r.cases_not_run > 0)
+      r.detail = "interrupted: " + std::to_string(r.cases_not_run) + " of " + std::to_string(r.cases) +
+                 " case(s) not run" +
+                 (r.unknown_cases.empty() ? "" : ", " + std::to_string(r.unknown_cases.size()) + " undecided");
     if (r.status == Status::proved && na_cases_[i] > 0)
       r.detail = std::to_string(na_cases_[i]) + " split case(s) not applicable";
   }
@@ -297,7 +309,7 @@ class RowTable {
   std::vector<TaskKey> tasks_;
   std::vector<std::size_t> task_row_;
   std::size_t next_ = 0;
-  std::vector<int> na_cases_, bounded_cases_;
+  std::vector<int> na_cases_, bounded_cases_, absorbed_;
   std::vector<std::set<std::string>> methods_;
 };
 
@@ -306,10 +318,10 @@ class RowTable {
 std::vector<ProveResult> prove(const ProveOptions& opts) {
   RowTable table(opts);
   const int jobs = std::max(1, std::min<int>(opts.jobs, static_cast<int>(table.tasks().size())));
-  detail::run_tasks(
+  const bool complete = detail::run_tasks(
       table.tasks(), opts, jobs, [&] { return table.next_task(); },
       [&](int ti, const TaskOutcome& o) { table.absorb(ti, o); }, [&](int ti) { return table.obsolete(ti); });
-  return table.finish();
+  return table.finish(!complete);
 }
 
 }  // namespace cp::smt

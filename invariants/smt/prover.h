@@ -69,6 +69,8 @@ struct ProveResult {
   double seconds = 0;  // wall time of this row's cases (summed over workers)
   int cases = 0;       // split cases of the domain
   int cases_proved = 0;
+  // Cases an interrupt left unfinished (the row is UNKNOWN then, not PROVED).
+  int cases_not_run = 0;
   int queries = 0;  // SMT queries (lemmas) run, cache hits included
   int cache_hits = 0;
   bool unbounded = false;           // proved for all integers of the unbounded parameters
@@ -89,6 +91,8 @@ bool encoded(Version v, InvariantId id, std::string* why = nullptr);
 // Whether the invariant applies to the version at all (e.g. I-6 needs DCP).
 bool applicable(Version v, InvariantId id, std::string* why = nullptr);
 
+// The rows. A SIGINT/SIGTERM under a cp::proc::InterruptGuard (reference/proc/interrupt.h)
+// stops the workers: the rows come back with what was decided, cases_not_run counting the rest.
 std::vector<ProveResult> prove(const ProveOptions& opts);
 
 // The z3 instantiation of the templates agrees with the cp::Int instantiation on `samples`

@@ -64,11 +64,12 @@ void cache_store(const std::string& dir, const std::string& hash, const std::str
 // own limits inside the nonlinear solver; SIGALRM ends the worker and the parent reports UNKNOWN.
 void arm_watchdog(double timeout_s);
 void disarm_watchdog();
-// Runs tasks on `jobs` forked workers (or in process for one job): next_task() gives the next
-// task index (-1: none left), absorb(task, outcome) takes each result in the parent.
-// obsolete(ti): a running task whose result is no longer needed (its row has a counterexample):
-// its worker is stopped and replaced, and the task is not absorbed.
-void run_tasks(const std::vector<TaskKey>& tasks, const ProveOptions& opts, int jobs,
+// Runs tasks on `jobs` (>= 1) forked workers: next_task() gives the next task index (-1: none
+// left), absorb(task, outcome) takes each result in the parent. obsolete(ti): a running task
+// whose result is no longer needed (its row has a counterexample): its worker is stopped and
+// replaced, and the task is not absorbed. False: interrupted (reference/proc/interrupt.h);
+// the tasks running then and those never handed out are not absorbed.
+bool run_tasks(const std::vector<TaskKey>& tasks, const ProveOptions& opts, int jobs,
                const std::function<int()>& next_task, const std::function<void(int, const TaskOutcome&)>& absorb,
                const std::function<bool(int)>& obsolete);
 

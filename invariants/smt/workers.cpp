@@ -1,7 +1,9 @@
 // The workers (invariants/smt/prover_internal.h): `--jobs` forked processes fed task indices
 // over pipes (dynamic scheduling), one line back per task; a worker that dies (the watchdog, out
-// of memory) has its task reported UNKNOWN and is replaced, so a command always ends. Also the
-// on-disk cache of proved queries, keyed by the FNV-1a hash of their SMT-LIB2 text.
+// of memory) has its task reported UNKNOWN and is replaced, so a command always ends; an
+// interrupt kills them all. Each is a proc::Child: its own process group, killed with this
+// process. Also the on-disk cache of proved queries, keyed by the FNV-1a hash of their SMT-LIB2
+// text.
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +17,8 @@
 #include <stdexcept>
 
 #include "invariants/smt/prover_internal.h"
+#include "reference/proc/interrupt.h"
+#include "reference/proc/subprocess.h"
 
 namespace cp::smt::detail {
 
@@ -99,9 +103,8 @@ bool write_all(int fd, const std::string& s) {
 }
 
 struct Worker {
-  pid_t pid = -1;
-  int to = -1, from = -1;
-  int task = -1;  // running task, -1 idle
+  proc::Child child;  // its own process group, killed when this process dies (subprocess.h)
+  int task = -1;      // running task, -1 idle
   std::string buf;
 };
 
@@ -130,7 +133,9 @@ struct Worker {
   }
 }
 
-// The parent's side: a pool of workers, each running at most one task.
+// The parent's side: a pool of workers, each running at most one task. A SIGINT/SIGTERM under
+// an InterruptGuard (reference/proc/interrupt.h) stops it: no task is handed out any more and
+// every worker is killed and reaped; run() then returns false.
 class Pool {
  public:
   Pool(const std::vector<TaskKey>& tasks, const ProveOptions& opts, int jobs, const std::function<int()>& next_task,
@@ -142,71 +147,73 @@ class Pool {
         obsolete_(obsolete),
         ws_(static_cast<std::size_t>(jobs)) {}
 
-  void run() {
+  bool run() {
+    if (proc::interrupted()) return false;
     for (auto& w : ws_) spawn(w);
     for (auto& w : ws_) dispatch(w);
-    for (;;) {
+    while (!proc::interrupted()) {
       std::vector<pollfd> fds;
       std::vector<Worker*> who;
       for (auto& w : ws_)
-        if (w.task >= 0) fds.push_back({w.from, POLLIN, 0}), who.push_back(&w);
+        if (w.task >= 0) fds.push_back({w.child.from_child(), POLLIN, 0}), who.push_back(&w);
       if (fds.empty()) break;
+      if (proc::interrupt_fd() >= 0) fds.push_back({proc::interrupt_fd(), POLLIN, 0});
       if (::poll(fds.data(), fds.size(), -1) < 0) {
-        if (errno == EINTR) continue;
-        throw std::runtime_error("poll failed");
+        if (errno == EINTR) continue;  // a signal: the loop condition decides
+        throw std::runtime_error(proc::os_error("poll (prover workers)"));
       }
       restarted_ = false;
-      for (std::size_t i = 0; i < fds.size() && !restarted_; ++i)  // a restart invalidates fds: poll again
+      for (std::size_t i = 0; i < who.size() && !restarted_; ++i)  // a restart invalidates fds: poll again
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(*who[i]);
     }
-    for (auto& w : ws_) {
-      ::close(w.to);
-      ::close(w.from);
-      int st = 0;
-      ::waitpid(w.pid, &st, 0);
+    if (proc::interrupted()) {
+      for (auto& w : ws_) stop(w);
+      return false;
     }
+    for (auto& w : ws_) {  // every worker is idle: end of file on its task pipe ends it
+      w.child.close_to_child();
+      w.child.reap();
+      w.child.close_pipes();
+    }
+    return true;
   }
 
  private:
   void spawn(Worker& w) {
-    int a[2], b[2];
-    if (::pipe(a) != 0 || ::pipe(b) != 0) throw std::runtime_error("pipe failed");
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-      ::close(a[1]);
-      ::close(b[0]);
-      for (const auto& o : ws_)  // the other workers' pipe ends: else they never see EOF
-        if (o.pid > 0 && &o != &w) ::close(o.to), ::close(o.from);
-      worker_main(a[0], b[1], tasks_, opts_);
-    }
-    ::close(a[0]);
-    ::close(b[1]);
-    w.pid = pid;
-    w.to = a[1];
-    w.from = b[0];
     w.buf.clear();
+    w.child = proc::Child::fork_call({.to_child = true, .from_child = true}, [&](proc::ChildEnds e) -> int {
+      for (auto& o : ws_)  // the other workers' pipe ends: else they never see end of file
+        if (&o != &w) o.child.close_pipes();
+      worker_main(e.in, e.out, tasks_, opts_);
+    });
+  }
+  // Kills a worker's group and reaps it; its task (if any) is dropped.
+  void stop(Worker& w) {
+    if (w.child.running()) w.child.kill_and_reap();
+    w.child.close_pipes();
+    w.task = -1;
   }
   void dispatch(Worker& w) {
-    const int ti = next_task_();
+    const int ti = proc::interrupted() ? -1 : next_task_();
     w.task = ti;
-    if (ti >= 0) write_all(w.to, std::to_string(ti) + "\n");
+    // A worker that cannot take its task is killed: the next poll sees it die (task UNKNOWN).
+    if (ti >= 0 && !write_all(w.child.to_child(), std::to_string(ti) + "\n")) w.child.signal_group(SIGKILL);
   }
   void read_from(Worker& w) {
     char tmp[4096];
-    const ssize_t n = ::read(w.from, tmp, sizeof tmp);
-    if (n <= 0) {  // the worker died (watchdog, out of memory, signal): its task is unknown
-      int st = 0;
-      ::close(w.to);
-      ::close(w.from);
-      ::waitpid(w.pid, &st, 0);
+    const ssize_t n = ::read(w.child.from_child(), tmp, sizeof tmp);
+    if (n < 0 && errno == EINTR) return;  // poll again (the loop looks at the interrupt flag)
+    // End of file: the worker died (watchdog, out of memory, signal); its task is unknown.
+    if (n <= 0) {
+      const int st = w.child.reap();
+      w.child.close_pipes();
       TaskOutcome o;
       o.detail = WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM
                      ? "a query ran past the watchdog (3 x timeout + 10 s): Z3 did not stop"
-                     : "worker process died";
+                     : "worker process died (" + proc::describe_status(st) + ")";
       absorb_(w.task, o);
       w.task = -1;
-      w.pid = -1;
+      if (proc::interrupted()) return;  // no replacement: the pool is stopping
       spawn(w);
       dispatch(w);
       return;
@@ -227,16 +234,11 @@ class Pool {
   void stop_obsolete() {
     for (auto& o : ws_) {
       if (o.task < 0 || !obsolete_(o.task)) continue;
-      ::kill(o.pid, SIGKILL);
-      int st = 0;
-      ::close(o.to);
-      ::close(o.from);
-      ::waitpid(o.pid, &st, 0);
-      o.task = -1;
-      o.pid = -1;
+      stop(o);
+      restarted_ = true;
+      if (proc::interrupted()) continue;  // no replacement: the pool is stopping
       spawn(o);
       dispatch(o);
-      restarted_ = true;
     }
   }
 
@@ -258,14 +260,13 @@ void disarm_watchdog() {
   if (g_in_worker) ::alarm(0);
 }
 
-void run_tasks(const std::vector<TaskKey>& tasks, const ProveOptions& opts, int jobs,
+bool run_tasks(const std::vector<TaskKey>& tasks, const ProveOptions& opts, int jobs,
                const std::function<int()>& next_task, const std::function<void(int, const TaskOutcome&)>& absorb,
                const std::function<bool(int)>& obsolete) {
-  if (jobs <= 1 || tasks.size() <= 1) {
-    for (int ti; (ti = next_task()) >= 0;) absorb(ti, run_task(tasks[static_cast<std::size_t>(ti)], opts));
-    return;
-  }
-  Pool(tasks, opts, jobs, next_task, absorb, obsolete).run();
+  if (tasks.empty()) return true;
+  // Always in worker processes, one job too: a query in this process could not be stopped by
+  // an interrupt (nor by the watchdog).
+  return Pool(tasks, opts, std::max(1, jobs), next_task, absorb, obsolete).run();
 }
 
 }  // namespace cp::smt::detail

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <csignal>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -17,6 +16,7 @@
 #include "invariants/expect.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
+#include "reference/proc/interrupt.h"
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/json.h"
 #include "tools/chunkproof/report.h"
@@ -229,27 +229,6 @@ int case_exit(const mla::CheckResult& r, const Evaluation& ev, const std::option
   return expect->outcome == ExpectedOutcome::ok ? r.exit_code() : kExitOk;
 }
 
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void on_interrupt(int) { g_interrupted = 1; }
-
-// SIGINT/SIGTERM set g_interrupted while a --random run is in flight (restored after).
-struct InterruptGuard {
-  struct sigaction old_int {
-  }, old_term{};
-  InterruptGuard() {
-    g_interrupted = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int);
-    ::sigaction(SIGTERM, &sa, &old_term);
-  }
-  ~InterruptGuard() {
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-  }
-};
-
 struct CheckArgs {
   CaseArgs cases;
   std::string path = "both";
@@ -308,7 +287,7 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   const int threads = a.jobs;
   opts.threads = 1;  // parallel over cases
   const bool progress = show_progress(a.progress);
-  InterruptGuard guard;
+  proc::InterruptGuard guard;  // SIGINT/SIGTERM: the cases so far, summarised (exit 3)
 
   std::atomic<long long> next{0}, done{0}, first_fail{n};
   std::atomic<bool> out_of_time{false};
@@ -318,7 +297,7 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   auto worker = [&] {
     for (;;) {
-      if (g_interrupted) return;
+      if (proc::interrupted()) return;
       if (a.max_time > 0 && elapsed() > a.max_time) {
         out_of_time = true;
         return;
@@ -363,7 +342,7 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   }
   wake.notify_one();
   ticker.join();
-  const bool interrupted = g_interrupted != 0;
+  const bool interrupted = proc::interrupted();
   const long long checked = done.load();
 
   int rc = kExitOk;

@@ -9,7 +9,10 @@
 
 #include "tools/chunkproof/cli.h"
 #ifdef CHUNKPROOF_HAVE_Z3
+#include <csignal>
+
 #include "invariants/smt/prover.h"
+#include "reference/proc/interrupt.h"
 #endif
 
 namespace cp::cli {
@@ -34,9 +37,11 @@ Folders are checked before any query runs: --emit-smt2 and --save-regression mus
 (else exit 2); an unwritable cache falls back to no cache with one warning. Results are printed
 before any regression file is written. Progress goes to stderr.
 JSON (--json): one chunkproof.prove/1 object (docs/json.md).
+Ctrl-C or SIGTERM: the workers are stopped, the rows so far are printed and saved as usual, the
+unfinished ones UNKNOWN ("interrupted: N of M case(s) not run").
 
-exit: 0 all encoded invariants PROVED, 1 a counterexample, 2 usage, 3 something UNKNOWN (and no
-counterexample), 4 built without the solver.
+exit: 0 all encoded invariants PROVED, 1 a counterexample, 2 usage, 3 something UNKNOWN or
+interrupted (and no counterexample), 4 built without the solver.
 )";
 
 #ifdef CHUNKPROOF_HAVE_Z3
@@ -96,6 +101,23 @@ smt::ProveOptions prove_options(const ProveArgs& a) {
   return po;
 }
 
+// Cases an interrupt left unfinished, and the line that says so ("" when none).
+int cases_not_run(const std::vector<smt::ProveResult>& rows) {
+  int n = 0;
+  for (const auto& r : rows) n += r.cases_not_run;
+  return n;
+}
+std::string interrupted_line(const std::vector<smt::ProveResult>& rows, double wall) {
+  const int n = cases_not_run(rows);
+  if (n == 0) return "";
+  int row_count = 0;
+  for (const auto& r : rows) row_count += r.cases_not_run > 0 ? 1 : 0;
+  const int sig = proc::interrupt_signal();
+  const char* sig_name = sig == SIGTERM ? "SIGTERM" : "SIGINT";  // the guard catches only these two
+  return std::string("interrupted (") + sig_name + ") after " + fmt_secs(wall) + ": " + std::to_string(n) +
+         " case(s) of " + std::to_string(row_count) + " row(s) not run; those rows are UNKNOWN";
+}
+
 void print_table(const smt::ProveOptions& po, const std::vector<smt::ProveResult>& rows,
                  const std::vector<std::string>& saved, double wall) {
   std::cout << "domain: " << po.domain.describe() << "\n\n";
@@ -129,6 +151,8 @@ void print_table(const smt::ProveOptions& po, const std::vector<smt::ProveResult
     }
     for (const auto& u : r.unknown_cases) std::cout << pad << "undecided " << u << "\n";
   }
+  const std::string stopped = interrupted_line(rows, wall);
+  if (!stopped.empty()) std::cout << "\n" << stopped << "\n";
   std::cout << std::right << "\nwall " << fmt_secs(wall) << "\n" << std::flush;
 }
 
@@ -138,6 +162,7 @@ Json prove_json(const smt::ProveOptions& po, const std::vector<smt::ProveResult>
          {"domain", po.domain.describe()},
          {"wall_seconds", wall},
          {"exit_code", rc},
+         {"interrupted", cases_not_run(rows) > 0},
          {"results", Json::array()}};
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const auto& r = rows[k];
@@ -145,6 +170,7 @@ Json prove_json(const smt::ProveOptions& po, const std::vector<smt::ProveResult>
             {"status", smt::name(r.status)},  {"seconds", r.seconds},         {"cases", r.cases},
             {"cases_proved", r.cases_proved}, {"queries", r.queries},         {"cache_hits", r.cache_hits},
             {"unbounded", r.unbounded},       {"domain", r.domain},           {"method", r.method}};
+    rj["cases_not_run"] = r.cases_not_run;
     if (!r.case_line.empty()) rj["case"] = r.case_line;
     if (!r.replay.empty()) rj["replay"] = r.replay;
     rj["encoding_disagrees"] = r.encoding_disagrees;
@@ -196,6 +222,9 @@ int run(Args args) {
 
   std::cerr << "chunkproof prove: domain " << po.domain.describe() << "; " << po.jobs << " job(s), " << po.timeout_s
             << " s per query; cache " << (po.cache_dir.empty() ? "off" : po.cache_dir) << "\n";
+  // Up to the last saved file: Ctrl-C / SIGTERM stop the workers (the rows so far are printed
+  // and saved, exit 3), and a second one cannot cut a regression file short.
+  proc::InterruptGuard guard;
   const auto t0 = std::chrono::steady_clock::now();
   const auto rows = smt::prove(po);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -216,6 +245,8 @@ int run(Args args) {
   else
     print_table(po, rows, saved, wall);
   if (any_disagree) std::cerr << "chunkproof prove: ENCODING DISAGREES with the executable planner (see above)\n";
+  if (const std::string stopped = interrupted_line(rows, wall); !stopped.empty())
+    std::cerr << "chunkproof prove: " << stopped << "\n";
   for (std::size_t k = 0; k < rows.size(); ++k) {
     if (saved[k].empty()) continue;
     std::ofstream f(saved[k]);
