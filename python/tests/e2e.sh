@@ -23,7 +23,7 @@ done
 "$BIN" compare "$W/good" "$W/good-chunked" "$W/good-unchunked" --out "$W/report-good" || fail "compare good ($?)"
 "$BIN" compare "$W/good" "$W/good-chunked" "$W/good-unchunked" "$W/broken-chunked" --out "$W/report"
 [ $? = 1 ] || fail "compare with the broken plan should exit 1"
-grep -q "broken plan, flagged" "$W/report/report.md" || fail "broken plan not flagged in report.md"
+grep -q "CORRUPTING PLAN" "$W/report/report.md" || fail "broken plan not flagged in report.md"
 grep -q "chunked vs unchunked" "$W/report/report.md" || fail "no chunked vs unchunked pair"
 grep -q "plan A vs plan B" "$W/report/report.md" || fail "no plan A vs plan B pair"
 for f in report.json overview.svg hist-0.svg; do [ -s "$W/report/$f" ] || fail "missing $f"; done
