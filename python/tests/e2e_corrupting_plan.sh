@@ -6,16 +6,9 @@
 # same batch exits 0 with nothing flagged. Exit 4 (cannot run here) without PyTorch.
 #   usage: e2e_corrupting_plan.sh CHUNKPROOF_BIN PYTHON WORKDIR
 set -uo pipefail
-BIN=$1; PY=$2; W=$3
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-if ! "$PY" -c 'import torch' 2>/dev/null; then
-  echo "SKIP: PyTorch does not import for $PY; install python3-torch (tools/install-deps.sh)"; exit 4
-fi
-export PYTHONPATH=$ROOT/python
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/e2e_lib.sh" "$@"
 # expect CODE REGEX LOG: the last command's exit code and output
 expect() { [ "$rc" = "$1" ] || { cat "$3"; fail "exit $rc, expected $1"; }; grep -Eq -- "$2" "$3" || { cat "$3"; fail "no /$2/"; }; }
-rm -rf "$W"; mkdir -p "$W"
 BATCH="workspace=32768 block=16 dcp=4 interleave=1 ctx=12000,12000,12000 q=8,8,8"
 SETS=torch-math,torch-math-bf16
 "$BIN" export --case "version=v2-interleave platform=rocm $BATCH asserts=off" --out "$W/bad" >"$W/x.log" 2>&1; rc=$?
