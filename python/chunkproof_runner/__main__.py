@@ -128,7 +128,7 @@ def main(argv=None):
     r = sub.add_parser("run", help="run one kernel set on an export, write result.safetensors + result.json")
     r.add_argument("export")
     r.add_argument("--set", required=True,
-                   help="torch-math | torch-flash | torch-efficient | torch-cudnn | vllm | aiter; "
+                   help="torch-math | torch-math-bf16 | torch-flash | torch-efficient | torch-cudnn | vllm | aiter; "
                         "a comma list writes OUT/<set>-<mode>/ for each")
     r.add_argument("--out", required=True)
     r.add_argument("--mode", default="chunked", help="chunked | unchunked, or both as a comma list")

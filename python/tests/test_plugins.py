@@ -64,6 +64,17 @@ class Plugins(unittest.TestCase):
         b, _ = run(GOOD, "torch-math", "unchunked")
         self.assertLess(rel(a["out"], b["out"]), 1e-5)
 
+    def test_torch_math_bf16_rounds_like_the_fused_kernels(self):
+        got, _ = run(GOOD, "torch-math-bf16")
+        math_t, _ = run(GOOD, "torch-math")
+        for name, t in got.items():
+            if name.endswith("out"):  # outputs and every partial are bf16 values; the LSE stays fp32
+                self.assertTrue(torch.equal(t, t.bfloat16().float()), name)
+        self.assertFalse(torch.equal(got["lse"], got["lse"].bfloat16().float()))
+        self.assertGreater(rel(got["out"], math_t["out"]), 2**-12)  # it does round
+        self.assertLess(rel(got["out"], math_t["out"]), 2**-6)
+        self.assertLess((got["lse"] - math_t["lse"]).abs().max().item(), 1e-5)
+
     def test_broken_plan_moves_the_output(self):
         a, _ = run(BROKEN, "torch-math", "chunked")
         b, _ = run(BROKEN, "torch-math", "unchunked")

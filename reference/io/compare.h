@@ -68,10 +68,4 @@ inline constexpr KernelBound kKernelBound{};
 bool within(const OutStats& o, const LseStats& l, const KernelBound& b = kKernelBound);
 std::string why_not_within(const OutStats& o, const LseStats& l, const KernelBound& b = kKernelBound);
 
-// A bar chart of the histogram (log10 counts), self-contained SVG.
-std::string ulp_histogram_svg(const UlpHistogram& h, const std::string& title);
-// One bar per row, log10 scale of `value` with a vertical line at `bound`.
-std::string error_overview_svg(const std::vector<std::pair<std::string, double>>& rows, double bound,
-                               const std::string& title);
-
 }  // namespace cp::io

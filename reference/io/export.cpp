@@ -321,6 +321,28 @@ RunResult read_result(const std::string& dir) {
   return r;
 }
 
+std::vector<TokenOwner> token_owners(const nlohmann::json& m) {
+  try {
+    const std::int64_t T = m.at("prefill_tokens").get<std::int64_t>();
+    std::vector<TokenOwner> owners(static_cast<std::size_t>(std::max<std::int64_t>(T, 0)));
+    for (const auto& r : m.at("prefills")) {
+      const auto& req = m.at("requests").at(r.get<std::size_t>());
+      const std::int64_t t0 = req.at("token0").get<std::int64_t>(), q = req.at("q").get<std::int64_t>();
+      for (std::int64_t k = 0; k < q; ++k) {
+        if (t0 + k < 0 || t0 + k >= T || owners[static_cast<std::size_t>(t0 + k)].request >= 0)
+          throw IoError("manifest: request " + std::to_string(r.get<int>()) + "'s tokens overlap or leave 0.." +
+                        std::to_string(T - 1));
+        owners[static_cast<std::size_t>(t0 + k)] = {r.get<int>(), k};
+      }
+    }
+    for (const auto& o : owners)
+      if (o.request < 0) throw IoError("manifest: the prefills' tokens do not cover prefill_tokens");
+    return owners;
+  } catch (const nlohmann::json::exception& x) {
+    throw IoError(std::string("manifest: ") + x.what());
+  }
+}
+
 std::string RunResult::label() const {
   return info.value("kernel_set", "?") + " " + info.value("mode", "?") + " " + info.value("version", "?") +
          " dcp=" + std::to_string(info.value("dcp", 0));

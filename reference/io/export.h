@@ -72,4 +72,13 @@ struct RunResult {
 };
 RunResult read_result(const std::string& dir);
 
+// Which request, and which of its new tokens, each prefill token of an export is (manifest
+// "prefills", "requests": token0, q), in prefill-token order. Throws IoError on a manifest
+// without them or whose offsets do not cover 0..prefill_tokens-1 once each.
+struct TokenOwner {
+  int request = -1;
+  std::int64_t token_in_request = -1;
+};
+std::vector<TokenOwner> token_owners(const nlohmann::json& manifest);
+
 }  // namespace cp::io

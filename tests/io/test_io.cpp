@@ -8,6 +8,7 @@
 
 #include "reference/io/compare.h"
 #include "reference/io/export.h"
+#include "reference/io/pictures.h"
 #include "reference/io/safetensors.h"
 
 namespace cp::io {
@@ -134,6 +135,20 @@ TEST(Compare, OutAndLse) {
   const auto ok = compare_out({1.0f, 0.5f}, {1.0f, 0.5f}, 1, 2);
   EXPECT_TRUE(within(ok, compare_lse({1.0f}, {1.0f}, 1)));
   EXPECT_NE(ulp_histogram_svg(o.hist, "t<").find("&lt;"), std::string::npos);
+}
+
+TEST(Pictures, OverviewColoursACorruptingPlanRedUnderTheBound) {
+  const auto svg = error_overview_svg({{"good", 1e-3, false}, {"past", 1.0, false}, {"broken", 1e-3, true}}, 1e-2, "t");
+  const auto bar = [&](const std::string& label) {  // the fill of the bar after the label
+    const auto at = svg.find(">" + label + "<");
+    const auto fill = svg.find("fill='", at);
+    return svg.substr(fill + 6, 4);
+  };
+  EXPECT_EQ(bar("good"), "#4a7");
+  EXPECT_EQ(bar("past"), "#c44");
+  EXPECT_EQ(bar("broken"), "#c44");
+  EXPECT_NE(svg.find("corrupting plan</text>"), std::string::npos);
+  EXPECT_EQ(svg.find("corrupting plan</text>"), svg.rfind("corrupting plan</text>"));  // only the broken row
 }
 
 }  // namespace

@@ -1,293 +1,284 @@
 // chunkproof compare: production-kernel results (python/chunkproof_runner) against an export's
 // exact reference, and against each other: chunked vs unchunked with one kernel set, plan A vs
-// plan B, kernel set vs kernel set. Writes report.md, report.json and SVG pictures.
-#include <algorithm>
+// plan B, kernel set vs kernel set. A plan that corrupts outputs is a finding on its own (its
+// exact chunked reference differs from the unchunked one), and every chunked result is put
+// against its own set's unchunked run by the chunk-corruption detector. The stages run top to
+// bottom over one Run (compare_run.h); compare_report.cpp writes report.md, report.json, SVGs.
 #include <filesystem>
-#include <fstream>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "reference/io/compare.h"
 #include "reference/io/export.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/compare_run.h"
 
 namespace cp::cli {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using compare::Loaded;
+using compare::PlanCheck;
+using compare::ResultRow;
+using compare::Run;
 
 constexpr const char* kCompareHelp =
-    R"(usage: chunkproof compare EXPORT RESULT... [--out DIR] [--bound-rel X] [--bound-lse X]
+    R"(usage: chunkproof compare EXPORT RESULT... [--out DIR] [--bound-rel X] [--bound-lse X] [--detector-ratio X]
 
 EXPORT is a directory written by `chunkproof export`, each RESULT one written by the Python
 runner (python3 -m chunkproof_runner run ...). Results may come from other exports of the same
 batch (same ctx, q, seed, dims; another version, platform or DCP setting): every one is
 measured against EXPORT's exact unchunked reference, which does not depend on the plan.
 
+Plans: every export's plan (EXPORT's and each result's) is checked on its own: when its exact
+chunked reference differs from the exact unchunked one (or its vLLM-style merge path yields
+NaN), the plan corrupts outputs, a finding whatever the kernels' errors; the report names the
+requests and tokens.
+
 Per result: fp32 bit-equal and bf16-equal fractions, a bf16 ULP histogram, max/mean abs and
 row-scaled rel error of out, LSE errors (finite pairs; -inf on both sides agrees; inf
 mismatches and NaN counted), NaN/Inf counts, the kernel alone (each chunk's (out, lse) against
 the CPU partial of the same workspace rows), and a pass/fail line against the kernel bound
-(docs/kernels.md). Pairs (found automatically; A is always a result on EXPORT's plan): chunked
-vs unchunked of one kernel set, plan A vs plan B of one kernel set, kernel set vs kernel set.
+(docs/kernels.md). Chunk-corruption detector: each chunked result against the unchunked result
+of the same kernel set (run both modes: --mode chunked,unchunked), in units of that set's own
+noise (its unchunked run against the exact reference), out and LSE; flagged past the ratio.
+Pairs (found automatically; A is always a result on EXPORT's plan): chunked vs unchunked of one
+kernel set, plan A vs plan B of one kernel set, kernel set vs kernel set.
 
-  --out DIR        where report.md, report.json and the SVGs go (default compare-report)
-  --bound-rel X    row-scaled relative bound on out (default 2^-6)
-  --bound-lse X    absolute bound on the LSE (default 2^-6)
+  --out DIR            where report.md, report.json and the SVGs go (default compare-report)
+  --bound-rel X        row-scaled relative bound on out (default 2^-6)
+  --bound-lse X        absolute bound on the LSE (default 2^-6)
+  --detector-ratio X   the detector's threshold, in units of the set's own noise (default 8)
 
-exit: 0 every result within the bound; 1 a finding (a result out of bound: a broken plan or
-a kernel past the bound); 2 bad input (unreadable files, a result of another batch).
+exit: 0 every plan exact, every result within the bound and not flagged; 1 a finding (a plan
+that corrupts outputs, a result out of bound or flagged by the detector); 2 bad input
+(unreadable files, a result of another batch, tensors of the wrong size).
 )";
 
-std::string sci(double x) {
-  std::ostringstream os;
-  os << std::scientific << std::setprecision(2) << x;
-  return os.str();
-}
-std::string pct(std::int64_t a, std::int64_t n) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(n && a != n ? 4 : 0)
-     << (n ? 100.0 * static_cast<double>(a) / static_cast<double>(n) : 100.0) << "%";
-  return os.str();
-}
-
-json out_json(const io::OutStats& s) {
-  json h = json::object();
-  for (int b = 0; b < io::UlpHistogram::kBuckets; ++b)
-    if (s.hist.count[static_cast<std::size_t>(b)])
-      h[io::UlpHistogram::label(b)] = s.hist.count[static_cast<std::size_t>(b)];
-  if (s.hist.nan) h["NaN"] = s.hist.nan;
-  return {{"elements", s.elements},
-          {"bit_equal", s.bit_equal},
-          {"bf16_equal", s.bf16_equal},
-          {"max_abs", s.max_abs},
-          {"mean_abs", s.mean_abs},
-          {"max_rel", s.max_rel},
-          {"mean_rel", s.mean_rel},
-          {"max_bf16_ulp", s.max_ulp},
-          {"nan", s.nan_got},
-          {"inf", s.inf_got},
-          {"worst", {{"token", s.worst.token}, {"head", s.worst.head}, {"dim", s.worst.dim}}},
-          {"bf16_ulp_histogram", h}};
-}
-json lse_json(const io::LseStats& s) {
-  return {{"elements", s.elements}, {"bit_equal", s.bit_equal},       {"max_abs", s.max_abs},
-          {"mean_abs", s.mean_abs}, {"both_neg_inf", s.both_neg_inf}, {"inf_mismatch", s.inf_mismatch},
-          {"nan", s.nan_got}};
-}
-
-struct Loaded {
-  io::RunResult r;
-  io::Export ex;  // the export the result ran on
-  std::string label;
-};
-
 // The batch a result's outputs belong to: requests, seed and shape (not the plan).
-json batch_of(const nlohmann::json& m) {
-  json reqs = json::array();
+nlohmann::json batch_of(const nlohmann::json& m) {
+  nlohmann::json reqs = nlohmann::json::array();
   for (const auto& r : m.at("requests")) reqs.push_back({r.at("ctx"), r.at("q")});
   return {{"requests", reqs}, {"seed", m.at("seed")}, {"shape", m.at("shape")}};
 }
 
-std::vector<float> f32(const io::SafetensorsFile& f, const std::string& n) { return f.at(n).to_f32(); }
+std::string where_of(const nlohmann::json& m) {
+  const auto& g = m.at("geometry");
+  return m.value("version", "?") + " " + m.value("platform", "?") + " dcp=" + std::to_string(g.value("dcp", 0)) +
+         " I=" + std::to_string(g.value("interleave", 0)) + (m.value("asserts", true) ? "" : " asserts=off");
+}
 
-void write_file(const std::string& path, const std::string& s) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw io::IoError("cannot write " + path);
-  f << s;
+// Stage 1: options. std::nullopt when help was printed.
+std::optional<compare::Options> parse_options(Args args) {
+  CLI::App app{kCompareHelp, "chunkproof compare"};
+  configure(app);
+  compare::Options o;
+  app.add_option("dirs", o.dirs, "EXPORT then RESULT...")->required()->expected(2, 1 << 20);
+  app.add_option("--out", o.outdir, "report folder")->capture_default_str();
+  app.add_option("--bound-rel", o.bound.rel, "max relative error bound")->check(CLI::PositiveNumber);
+  app.add_option("--bound-lse", o.bound.lse_abs, "max LSE abs error bound")->check(CLI::PositiveNumber);
+  app.add_option("--detector-ratio", o.detector, "chunk-corruption threshold (x the set's noise)")
+      ->check(CLI::PositiveNumber);
+  if (!parse(app, args)) return std::nullopt;
+  return o;
+}
+
+// The plan index of export `dir`, read once.
+std::size_t plan_of(Run& run, const std::string& dir) {
+  const auto canon = [](const std::string& d) { return std::filesystem::weakly_canonical(d).string(); };
+  for (std::size_t i = 0; i < run.plans.size(); ++i)
+    if (canon(run.plans[i].ex.dir) == canon(dir)) return i;
+  io::Export ex = io::read_export(dir);
+  for (std::size_t i = 0; i < run.plans.size(); ++i)  // the same case exported twice: one plan
+    if (run.plans[i].case_line() == ex.manifest.value("case", "")) return i;
+  run.plans.push_back({std::move(ex), {}});
+  return run.plans.size() - 1;
+}
+
+std::vector<float> sized(const io::SafetensorsFile& f, const std::string& name, std::size_t n, const std::string& dir) {
+  auto v = f.at(name).to_f32();
+  if (v.size() != n)
+    throw io::IoError(dir + ": '" + name + "' holds " + std::to_string(v.size()) + " values, the export's shape " +
+                      std::to_string(n));
+  return v;
+}
+
+// Stage 2: the reference export, every result and the export it ran on. Throws IoError.
+void load(Run& run) {
+  run.plans.push_back({io::read_export(run.opt.dirs[0]), {}});
+  const auto& ref = run.ref();
+  if (!ref.reference.has("out")) throw io::IoError(ref.dir + ": the export holds no reference (its assert fired)");
+  run.heads = ref.manifest.at("shape").value("heads", 0);
+  run.v_dim = ref.manifest.at("shape").value("v_dim", 0);
+  const auto rows =
+      static_cast<std::size_t>(ref.manifest.value("prefill_tokens", 0)) * static_cast<std::size_t>(run.heads);
+  for (std::size_t i = 1; i < run.opt.dirs.size(); ++i) {
+    Loaded l{io::read_result(run.opt.dirs[i]), 0, {}, {}, {}, {}};
+    const std::string ed = l.r.info.value("export", "");
+    if (!ed.empty() && std::filesystem::exists(ed + "/" + io::kManifestFile))
+      l.plan = plan_of(run, ed);
+    else if (l.r.info.value("case", "") == ref.manifest.value("case", ""))
+      l.plan = 0;
+    else
+      throw io::IoError(l.r.dir + ": its export '" + ed + "' is not readable here");
+    const auto& m = run.plans[l.plan].ex.manifest;
+    if (batch_of(m) != batch_of(run.ref().manifest))
+      throw io::IoError(l.r.dir + ": a result of another batch (requests, seed or shape differ from " + run.ref().dir +
+                        ")");
+    l.out = sized(l.r.tensors, "out", rows * static_cast<std::size_t>(run.v_dim), l.r.dir);
+    l.lse = sized(l.r.tensors, "lse", rows, l.r.dir);
+    l.where = where_of(m);
+    l.label = l.set() + " " + l.mode() + ", " + m.value("version", "?") + " " + m.value("platform", "?") +
+              " dcp=" + std::to_string(m.at("geometry").value("dcp", 0)) +
+              " I=" + std::to_string(m.at("geometry").value("interleave", 0));
+    run.res.push_back(std::move(l));
+  }
+}
+
+// Stage 3: every export's plan on its own (exact chunked vs unchunked reference).
+void check_plans(Run& run) {
+  for (auto& p : run.plans) p.corruption = io::plan_corruption(p.ex);
+}
+
+// Stage 4: every result against the exact reference, the kernel alone, the bound.
+void measure_results(Run& run) {
+  const auto want = run.ref().reference.at("out").to_f32();
+  const auto want_lse = run.ref().reference.at("lse").to_f32();
+  for (const auto& l : run.res) {
+    ResultRow row;
+    row.out = io::compare_out(l.out, want, run.heads, run.v_dim);
+    row.lse = io::compare_lse(l.lse, want_lse, run.heads);
+    const auto& ex = run.plans[l.plan].ex;
+    for (std::size_t c = 0; l.mode() == "chunked"; ++c) {
+      const std::string on = "chunk." + std::to_string(c) + ".out", ln = "chunk." + std::to_string(c) + ".lse";
+      if (!l.r.tensors.has(on) || !ex.reference.has(on)) break;
+      if (!row.kernel_out) row.kernel_out.emplace();
+      io::accumulate(*row.kernel_out,
+                     io::compare_out(l.r.tensors.at(on).to_f32(), ex.reference.at(on).to_f32(), run.heads, run.v_dim));
+      io::accumulate(row.kernel_lse,
+                     io::compare_lse(l.r.tensors.at(ln).to_f32(), ex.reference.at(ln).to_f32(), run.heads));
+    }
+    row.within = io::within(row.out, row.lse, run.opt.bound);
+    row.plan_corrupts = l.mode() == "chunked" && run.plans[l.plan].corruption.corrupts();  // unchunked runs no plan
+    run.rows.push_back(std::move(row));
+  }
+}
+
+// The unchunked result a chunked one is measured against: the same kernel set on the same
+// device, preferably on the same export (any export of the batch fetches the same rows).
+std::optional<std::size_t> partner_of(const Run& run, std::size_t i) {
+  const Loaded& c = run.res[i];
+  std::optional<std::size_t> best;
+  for (std::size_t j = 0; j < run.res.size(); ++j) {
+    const Loaded& u = run.res[j];
+    if (u.mode() != "unchunked" || u.set() != c.set() || u.device() != c.device()) continue;
+    if (!best || (u.plan == c.plan && run.res[*best].plan != c.plan)) best = j;
+  }
+  return best;
+}
+
+// Stage 5: the chunk-corruption detector for every chunked result with a partner.
+void detect(Run& run) {
+  const auto& ref = run.ref().reference;
+  const auto exact_out = ref.at("out").to_f32(), exact_lse = ref.at("lse").to_f32();
+  const auto owners = io::token_owners(run.ref().manifest);
+  for (std::size_t i = 0; i < run.res.size(); ++i) {
+    if (run.res[i].mode() != "chunked") continue;
+    const auto j = partner_of(run, i);
+    if (!j) continue;
+    const auto& c = run.res[i];
+    const auto& u = run.res[*j];
+    auto& row = run.rows[i];
+    row.partner = j;
+    row.det = io::detect_chunk_corruption({c.out, c.lse}, {u.out, u.lse}, {exact_out, exact_lse}, owners, run.heads,
+                                          run.v_dim);
+    row.flagged = row.det->flagged(run.opt.detector);
+  }
+}
+
+// Stage 6: the verdict column: the worst thing first, every reason in parentheses.
+void name_verdicts(Run& run) {
+  for (std::size_t i = 0; i < run.rows.size(); ++i) {
+    auto& row = run.rows[i];
+    std::vector<std::string> why;
+    if (row.plan_corrupts) why.push_back("exact reference differs");
+    if (row.flagged) why.push_back("detector flags it");
+    if (!row.within) why.push_back("out of bound");
+    std::string head = row.plan_corrupts ? "CORRUPTING PLAN"
+                       : row.flagged     ? "CHUNK CORRUPTION"
+                       : !row.within     ? "OUT OF BOUND (kernel)"
+                                         : "within bound";
+    if (row.plan_corrupts || row.flagged) {
+      head += " (";
+      for (std::size_t k = 0; k < why.size(); ++k) head += (k ? ", " : "") + why[k];
+      head += ")";
+    }
+    row.verdict = head;
+  }
+}
+
+// Stage 7: pairs. Pairs across plans or sets start from the reference export's plan (one
+// page, not n^2 rows).
+void measure_pairs(Run& run) {
+  for (std::size_t a = 0; a < run.res.size(); ++a)
+    for (std::size_t b = a + 1; b < run.res.size(); ++b) {
+      const Loaded &A = run.res[a], &B = run.res[b];
+      if (A.plan != 0) continue;
+      const bool same_set = A.set() == B.set(), same_plan = A.plan == B.plan, same_mode = A.mode() == B.mode();
+      std::string kind;
+      if (same_set && same_plan && !same_mode)
+        kind = "chunked vs unchunked";
+      else if (same_set && same_mode && !same_plan)
+        kind = "plan A vs plan B";
+      else if (!same_set && same_plan && same_mode)
+        kind = "kernel set vs kernel set";
+      else
+        continue;
+      run.pairs.push_back({kind, a, b, io::compare_out(A.out, B.out, run.heads, run.v_dim),
+                           io::compare_lse(A.lse, B.lse, run.heads),
+                           "pair-" + std::to_string(a) + "-" + std::to_string(b) + ".svg"});
+    }
 }
 
 }  // namespace
 
-int compare_main(Args args) {
-  CLI::App app{kCompareHelp, "chunkproof compare"};
-  configure(app);
-  std::vector<std::string> dirs;
-  io::KernelBound bound;
-  std::string outdir = "compare-report";
-  app.add_option("dirs", dirs, "EXPORT then RESULT...")->required()->expected(2, 1 << 20);
-  app.add_option("--out", outdir, "report folder")->capture_default_str();
-  app.add_option("--bound-rel", bound.rel, "max relative error bound")->check(CLI::PositiveNumber);
-  app.add_option("--bound-lse", bound.lse_abs, "max LSE abs error bound")->check(CLI::PositiveNumber);
-  if (!parse(app, args)) return kExitOk;
-  require_writable_dir(outdir, "--out");
-  std::filesystem::create_directories(outdir);
+std::string compare::Loaded::device() const {
+  const auto env = r.info.value("environment", nlohmann::json::object());
+  return env.is_object() ? env.value("device", "") : "";
+}
 
-  io::Export ref;
-  std::vector<Loaded> res;
+bool compare::Run::finding() const {
+  for (const auto& p : plans)
+    if (p.corruption.corrupts()) return true;
+  for (const auto& r : rows)
+    if (r.finding()) return true;
+  return false;
+}
+
+int compare_main(Args args) {
+  Run run;
+  auto opt = parse_options(args);
+  if (!opt) return kExitOk;
+  run.opt = std::move(*opt);
+  require_writable_dir(run.opt.outdir, "--out");
+  std::filesystem::create_directories(run.opt.outdir);
   try {
-    ref = io::read_export(dirs[0]);
-    if (!ref.reference.has("out")) throw io::IoError(ref.dir + ": the export holds no reference (its assert fired)");
-    for (std::size_t i = 1; i < dirs.size(); ++i) {
-      Loaded l{io::read_result(dirs[i]), {}, {}};
-      const std::string ed = l.r.info.value("export", "");
-      if (!ed.empty() && std::filesystem::exists(ed + "/" + io::kManifestFile))
-        l.ex = io::read_export(ed);
-      else if (l.r.info.value("case", "") == ref.manifest.value("case", ""))
-        l.ex = ref;
-      else
-        throw io::IoError(l.r.dir + ": its export '" + ed + "' is not readable here");
-      if (batch_of(l.ex.manifest) != batch_of(ref.manifest))
-        throw io::IoError(l.r.dir + ": a result of another batch (requests, seed or shape differ from " + ref.dir +
-                          ")");
-      l.label = l.r.info.value("kernel_set", "?") + " " + l.r.info.value("mode", "?") + ", " +
-                l.ex.manifest.value("version", "?") + " " + l.ex.manifest.value("platform", "?") +
-                " dcp=" + std::to_string(l.ex.manifest["geometry"].value("dcp", 0)) +
-                " I=" + std::to_string(l.ex.manifest["geometry"].value("interleave", 0));
-      res.push_back(std::move(l));
-    }
+    load(run);
+    check_plans(run);
+    measure_results(run);
+    detect(run);
+    name_verdicts(run);
+    measure_pairs(run);
+    compare::write_report(run);
   } catch (const io::IoError& e) {
     std::cerr << "chunkproof compare: " << e.what() << "\n";
     return kExitUsage;
+  } catch (const nlohmann::json::exception& e) {  // a manifest or result.json without a key we read
+    std::cerr << "chunkproof compare: malformed manifest or result.json: " << e.what() << "\n";
+    return kExitUsage;
   }
-  const auto& shp = ref.manifest["shape"];
-  const int N = shp.value("heads", 0), Vd = shp.value("v_dim", 0);
-  const auto want = f32(ref.reference, "out");
-  const auto want_lse = f32(ref.reference, "lse");
-
-  json jr;
-  jr["schema"] = "chunkproof-compare";
-  jr["schema_version"] = 1;
-  jr["export"] = ref.dir;
-  jr["case"] = ref.manifest["case"];
-  jr["bound"] = {{"rel", bound.rel}, {"lse_abs", bound.lse_abs}};
-  std::ostringstream md, tab;
-  md << "# chunkproof compare\n\nReference: `" << ref.dir << "` — exact unchunked outputs of\n`"
-     << ref.manifest.value("case", "") << "`\n(" << ref.manifest.value("prefill_tokens", 0) << " prefill tokens x " << N
-     << " heads x " << Vd
-     << "; errors against the exact reference, relative errors scaled by the row's largest |out|).\n\n"
-     << "Bound for a correct plan: max rel <= " << sci(bound.rel) << ", LSE max abs <= " << sci(bound.lse_abs)
-     << ", no NaN/Inf, no LSE inf mismatch.\n\n"
-     << "![overview](overview.svg)\n\n## Results against the exact reference\n\n"
-     << "| # | result | plan | verdict | max rel | mean rel | max abs | bf16 ulp max | fp32 bit-equal | bf16-equal | "
-        "LSE max abs | NaN/Inf | kernel alone: max rel / LSE |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  bool finding = false;
-  std::vector<std::pair<std::string, double>> bars;
-  json jres = json::array();
-  for (std::size_t i = 0; i < res.size(); ++i) {
-    auto& l = res[i];
-    io::OutStats os;
-    io::LseStats ls;
-    try {
-      os = io::compare_out(f32(l.r.tensors, "out"), want, N, Vd);
-      ls = io::compare_lse(f32(l.r.tensors, "lse"), want_lse, N);
-    } catch (const io::IoError& e) {
-      std::cerr << "chunkproof compare: " << l.r.dir << ": " << e.what() << "\n";
-      return kExitUsage;
-    }
-    // The kernel alone: each chunk's partial against the CPU partial of the same rows.
-    io::OutStats ko;
-    io::LseStats kl;
-    bool have_k = false;
-    for (std::size_t c = 0; l.r.info.value("mode", "") == "chunked"; ++c) {
-      const std::string on = "chunk." + std::to_string(c) + ".out", ln = "chunk." + std::to_string(c) + ".lse";
-      if (!l.r.tensors.has(on) || !l.ex.reference.has(on)) break;
-      io::accumulate(ko, io::compare_out(f32(l.r.tensors, on), f32(l.ex.reference, on), N, Vd));
-      io::accumulate(kl, io::compare_lse(f32(l.r.tensors, ln), f32(l.ex.reference, ln), N));
-      have_k = true;
-    }
-    const std::string expected = l.ex.manifest["verdict"].value("expected", "exact");
-    const bool ok = io::within(os, ls, bound);
-    std::string verdict;
-    if (ok)
-      verdict = expected == "exact" ? "within bound" : "within bound (plan expected to corrupt: NOT flagged)";
-    else
-      verdict = std::string("OUT OF BOUND") + (expected == "corrupt" ? " (broken plan, flagged)" : " (kernel)");
-    if (!ok) finding = true;
-    const std::string plan = l.ex.manifest.value("version", "?") + " " + l.ex.manifest.value("platform", "?") +
-                             " dcp=" + std::to_string(l.ex.manifest["geometry"].value("dcp", 0)) +
-                             " I=" + std::to_string(l.ex.manifest["geometry"].value("interleave", 0)) +
-                             (l.ex.manifest.value("asserts", true) ? "" : " asserts=off");
-    md << "| " << i << " | " << l.r.info.value("kernel_set", "?") << " " << l.r.info.value("mode", "?") << " | " << plan
-       << " | " << verdict << " | " << sci(os.max_rel) << " | " << sci(os.mean_rel) << " | " << sci(os.max_abs) << " | "
-       << os.max_ulp << " | " << pct(os.bit_equal, os.elements) << " | " << pct(os.bf16_equal, os.elements) << " | "
-       << sci(ls.max_abs) << (ls.inf_mismatch ? " (" + std::to_string(ls.inf_mismatch) + " inf mismatch)" : "") << " | "
-       << os.nan_got + ls.nan_got << "/" << os.inf_got << " | "
-       << (have_k ? sci(ko.max_rel) + " / " + sci(kl.max_abs) : "-") << " |\n";
-    bars.emplace_back("#" + std::to_string(i) + " " + l.label, os.max_rel);
-    const std::string svg = "hist-" + std::to_string(i) + ".svg";
-    write_file(outdir + "/" + svg,
-               io::ulp_histogram_svg(os.hist, "#" + std::to_string(i) + " " + l.label + " vs exact"));
-    tab << "\n### #" << i << " " << l.label << "\n\n" << verdict;
-    if (!ok) tab << ": " << io::why_not_within(os, ls, bound);
-    tab << ". Worst element: token " << os.worst.token << " head " << os.worst.head << " dim " << os.worst.dim
-        << ". LSE: " << ls.both_neg_inf << " both -inf, " << ls.inf_mismatch << " inf mismatches, " << ls.nan_got
-        << " NaN.\n\n![hist](" << svg << ")\n";
-    json j{{"result", l.r.dir},
-           {"label", l.label},
-           {"kernel_set", l.r.info.value("kernel_set", "")},
-           {"mode", l.r.info.value("mode", "")},
-           {"case", l.ex.manifest.value("case", "")},
-           {"expected", expected},
-           {"within_bound", ok},
-           {"verdict", verdict},
-           {"out", out_json(os)},
-           {"lse", lse_json(ls)},
-           {"environment", l.r.info.value("environment", json::object())},
-           {"seconds", l.r.info.value("seconds", 0.0)}};
-    if (have_k) j["kernel_alone"] = {{"out", out_json(ko)}, {"lse", lse_json(kl)}};
-    jres.push_back(j);
-  }
-  jr["results"] = jres;
-
-  // Pairs.
-  json jp = json::array();
-  std::ostringstream pmd;
-  pmd << "\n## Pairs\n\n| kind | A | B | fp32 bit-equal | bf16-equal | max rel | max abs | bf16 ulp max | LSE max abs "
-         "|\n|---|---|---|---|---|---|---|---|---|\n";
-  int npairs = 0;
-  for (std::size_t a = 0; a < res.size(); ++a)
-    for (std::size_t b = a + 1; b < res.size(); ++b) {
-      const auto &A = res[a].r.info, &B = res[b].r.info;
-      const bool same_set = A.value("kernel_set", "") == B.value("kernel_set", "");
-      const bool same_case = res[a].ex.manifest.value("case", "") == res[b].ex.manifest.value("case", "");
-      const bool same_mode = A.value("mode", "") == B.value("mode", "");
-      std::string kind;
-      // Pairs across plans or sets start from the reference export's plan (one page, not n^2 rows).
-      if (res[a].ex.manifest.value("case", "") != ref.manifest.value("case", "")) continue;
-      if (same_set && same_case && !same_mode)
-        kind = "chunked vs unchunked";
-      else if (same_set && same_mode && !same_case)
-        kind = "plan A vs plan B";
-      else if (!same_set && same_case && same_mode)
-        kind = "kernel set vs kernel set";
-      else
-        continue;
-      const auto os = io::compare_out(f32(res[a].r.tensors, "out"), f32(res[b].r.tensors, "out"), N, Vd);
-      const auto ls = io::compare_lse(f32(res[a].r.tensors, "lse"), f32(res[b].r.tensors, "lse"), N);
-      pmd << "| " << kind << " | #" << a << " " << res[a].label << " | #" << b << " " << res[b].label << " | "
-          << pct(os.bit_equal, os.elements) << " | " << pct(os.bf16_equal, os.elements) << " | " << sci(os.max_rel)
-          << " | " << sci(os.max_abs) << " | " << os.max_ulp << " | " << sci(ls.max_abs) << " |\n";
-      const std::string svg = "pair-" + std::to_string(a) + "-" + std::to_string(b) + ".svg";
-      write_file(outdir + "/" + svg,
-                 io::ulp_histogram_svg(os.hist, kind + ": #" + std::to_string(a) + " vs #" + std::to_string(b)));
-      jp.push_back({{"kind", kind}, {"a", a}, {"b", b}, {"out", out_json(os)}, {"lse", lse_json(ls)}, {"svg", svg}});
-      ++npairs;
-    }
-  jr["pairs"] = jp;
-  md << "\nKernel alone: every chunk's (out, lse) from the kernel set against the CPU's fp32 partial over the same\n"
-        "workspace rows of the same plan (rows a broken plan fills with stale data differ between the two).\n";
-  if (npairs) md << pmd.str();
-  md << "\n## Details\n" << tab.str();
-  md << "\n## Environment\n\n";
-  for (std::size_t i = 0; i < res.size(); ++i)
-    md << "- #" << i << ": `" << res[i].r.info.value("environment", json::object()).dump() << "`\n";
-  write_file(
-      outdir + "/overview.svg",
-      io::error_overview_svg(bars, bound.rel, "max row-scaled rel error vs exact reference (log10); dashed: bound"));
-  write_file(outdir + "/report.md", md.str());
-  write_file(outdir + "/report.json", jr.dump(1) + "\n");
-  // stdout: the results table.
-  const std::string s = md.str();
-  const auto from = s.find("| # |"), to = s.find("\nKernel alone");
-  std::cout << s.substr(from, to - from) << (npairs ? pmd.str() : "") << "\nwrote " << outdir
-            << "/{report.md, report.json, overview.svg, hist-*.svg" << (npairs ? ", pair-*.svg" : "") << "}\n";
-  return finding ? kExitFinding : kExitOk;
+  compare::print_summary(run);
+  return run.finding() ? kExitFinding : kExitOk;
 }
 
 namespace {

@@ -5,7 +5,7 @@ _chunkproof() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
   cmd=${COMP_WORDS[1]}
-  local commands="plan check prove fuzz bench demo replay versions invariants help --version --help"
+  local commands="plan check prove fuzz bench demo replay export compare versions invariants help --version --help"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands" -- "$cur"))
     return
@@ -38,8 +38,10 @@ _chunkproof() {
     bench) opts="--case --cases --deepseek --jobs --threads --repeat --device --json --max-memory --help";;
     demo) opts="--quick --stage --work-dir --json --help";;
     replay) opts="--json --quiet --max-memory --help"; COMPREPLY=($(compgen -f -- "$cur"));;
+    export) opts="--case --out --device --sample-heads --threads --help";;
+    compare) opts="--out --bound-rel --bound-lse --detector-ratio --help"; COMPREPLY=($(compgen -d -- "$cur"));;
     versions|invariants) opts="--json --help";;
-    help) opts="plan check prove fuzz bench demo replay versions invariants";;
+    help) opts="plan check prove fuzz bench demo replay export compare versions invariants";;
   esac
   COMPREPLY+=($(compgen -W "$opts" -- "$cur"))
 }

@@ -7,6 +7,7 @@ from .. import CannotRun
 
 SETS = {
     "torch-math": "torch_math",
+    "torch-math-bf16": "torch_math",
     "torch-flash": "torch_sdpa",
     "torch-efficient": "torch_sdpa",
     "torch-cudnn": "torch_sdpa",

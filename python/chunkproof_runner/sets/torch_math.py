@@ -1,5 +1,10 @@
 """torch-math: attention written in plain torch fp32 ops (runs on the CPU with Debian's
-PyTorch 1.13, which has no scaled_dot_product_attention), merge in torch ops. The CI set."""
+PyTorch 1.13, which has no scaled_dot_product_attention), merge in torch ops. The CI set.
+
+torch-math-bf16: the same math with the fused kernels' output dtype: every attention output
+rounded to bf16 and kept in bf16 through the merges (the LSE stays fp32), as flash/efficient/
+cuDNN + the Triton merge do in vLLM. It puts a production-sized rounding noise on the CPU, so
+the chunk-corruption detector (docs/kernels.md) is measured against bf16 noise in CI too."""
 
 import torch
 
@@ -24,6 +29,7 @@ class TorchMath(KernelSet):
     attention_name = "torch-math (fp32 einsum + logsumexp)"
     merge_name = "torch-merge"
     compute_dtype = torch.float32
+    out_dtype = torch.float32  # what attention hands to the merges
 
     def upproject(self, kv_c, w):  # fp32 product, rounded to bf16 like kv_b_proj's output
         L, N, D = w.shape
@@ -31,13 +37,19 @@ class TorchMath(KernelSet):
         return y.reshape(-1, N, D)
 
     def attention(self, q, k, v, scale, causal):
-        return math_attention(q, k, v, scale, causal)
+        out, lse = math_attention(q, k, v, scale, causal)
+        return out.to(self.out_dtype), lse
 
     def merge(self, p_out, p_lse, s_out, s_lse, flavour):
         return torch_merge(p_out, p_lse, s_out, s_lse, flavour)
 
 
+class TorchMathBf16(TorchMath):
+    attention_name = "torch-math-bf16 (fp32 einsum + logsumexp, bf16 outputs)"
+    out_dtype = torch.bfloat16
+
+
 def make(name, device):
-    ks = TorchMath(device)
+    ks = TorchMathBf16(device) if name == "torch-math-bf16" else TorchMath(device)
     ks.name = name
     return ks
