@@ -31,11 +31,20 @@ enum class InvariantId {
 };
 inline constexpr int kNumInvariants = 13;
 
+// Whose rule an invariant is (DESIGN §9). Universal: a property of every engine's plan value —
+// every context position of every request attended exactly once, each rank's rows within its
+// budget, an empty span giving (0, -inf) to the merge. Family: a rule of one planner family or
+// kernel that the plan must also obey (its asserts, its alignment, its gather's start semantics).
+enum class Scope { universal, family };
+std::string_view name(Scope s);  // "universal" | "family"
+
 struct InvariantInfo {
   InvariantId id;
   std::string_view tag;   // "I-6"
   std::string_view name;  // "I6_virtual_block_alignment"
   std::string_view summary;
+  Scope scope = Scope::universal;
+  std::string_view rule;  // universal: the property it checks; family: the family or kernel whose rule it is
   // Meaningful only under DCP (W > 1): without it check() answers n/a ("no DCP (dcp=1)").
   // The one list of DCP-only invariants: every other list derives from this column.
   bool dcp_only = false;

@@ -1,5 +1,5 @@
-// The catalogue's rows as data: which invariants need DCP (the one list; check() answers n/a
-// from it); and the strategy of
+// The catalogue's rows as data (DESIGN §9): which invariants need DCP (the one list; check()
+// answers n/a from it), which are universal and which are family rules; and the strategy of
 // the token-walking checks (Level): automatic walks tokens on small plans and decides large
 // ones at interval level, saying so.
 #include <gtest/gtest.h>
@@ -35,6 +35,17 @@ TEST(CatalogueRows, DcpOnlyRowsAreExactlyTheOnesNotApplicableWithoutDcp) {
     EXPECT_EQ(row.dcp_only, r.verdict == Verdict::not_applicable && r.note == "no DCP (dcp=1)") << row.tag;
     EXPECT_NE(result(dcp, row.id).note, "no DCP (dcp=1)") << row.tag;
   }
+}
+
+TEST(CatalogueRows, UniversalPropertiesAndFamilyRules) {
+  // Every context position attended exactly once (I-3, I-9), the row budgets (I-4, I-7), an
+  // empty span giving (0, -inf) to the merge (I-12, I-13); the rest are a family's or a
+  // kernel's rules.
+  EXPECT_EQ(tags_where([](const InvariantInfo& r) { return r.scope == Scope::universal; }),
+            (std::vector<std::string_view>{"I-3", "I-4", "I-7", "I-9", "I-12", "I-13"}));
+  for (const auto& row : all_invariants()) EXPECT_FALSE(row.rule.empty()) << row.tag;
+  EXPECT_EQ(name(Scope::universal), "universal");
+  EXPECT_EQ(name(Scope::family), "family");
 }
 
 void expect_same(const InvariantResult& a, const InvariantResult& b, const std::string& where) {
