@@ -1,6 +1,6 @@
-// interval_diff_fuzz: the interval-level evaluation (invariants/interval/) against the
-// token-level oracle (invariants/*.cpp on reference/dcp/simulate.*), on inputs small enough to
-// enumerate token by token.
+// interval_diff_fuzz: the interval-level evaluation (Level::interval: invariants/interval/)
+// against the token-level oracle (Level::token: on reference/dcp/simulate.*), on inputs small
+// enough to enumerate token by token.
 //
 // One input: a small case (any version, platform, block, DCP up to 8, any interleave dividing
 // the block, up to 6 requests of up to 600 context tokens) and, half the time, a few edits of
@@ -19,7 +19,7 @@
 #include <string>
 
 #include "invariants/catalogue.h"
-#include "invariants/interval/interval.h"
+#include "invariants/reorg.h"
 #include "reference/arith/checked_int.h"
 
 namespace {
@@ -123,8 +123,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string edits;
   if (f.ConsumeBool()) mutate(f, c, p, edits);
   for (const auto& inv : all_invariants()) {
-    const InvariantResult t = cp::check(inv.id, c, p);
-    const InvariantResult i = interval::check(inv.id, c, p);
+    const InvariantResult t = check(inv.id, c, p, Level::token);
+    const InvariantResult i = check(inv.id, c, p, Level::interval);
     const std::string tag(inv.tag);
     if (t.verdict != i.verdict)
       differ(c, edits,
@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                tag + " violation " + std::to_string(k) + ": token " + describe(t.violations[k]) + "; interval " +
                    describe(i.violations[k]));
   }
-  const auto tk = interval::reorg_counts_token(c, p), ik = interval::reorg_counts(c, p);
+  const auto tk = reorg_counts(c, p, Level::token), ik = reorg_counts(c, p, Level::interval);
   if (tk.size() != ik.size()) differ(c, edits, "I-9 entry count differs");
   for (std::size_t k = 0; k < tk.size(); ++k)
     if (!(tk[k] == ik[k]))

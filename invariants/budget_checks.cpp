@@ -1,21 +1,20 @@
 // Workspace sizing and row budgets: I-1, I-2, I-4, I-7.
-#include "invariants/violation_sink.h"
+#include "invariants/checks.h"
 
 namespace cp::detail {
 
-InvariantResult check_I1(const Case& c, const Plan& p) {
+InvariantResult check_I1(const Batch&, const Plan& p) {
   Sink s(InvariantId::I1_workspace_div_dcp);
-  if (c.dcp == 1) return s.not_applicable("no DCP (dcp=1)");
-  if (p.workspace % c.dcp != 0)
+  if (p.workspace % p.dcp != 0)
     s.add([&] {
       return Violation{.expected = "S mod W == 0",
-                       .got = "S=" + str(p.workspace) + " mod W=" + str(c.dcp) + " = " + str(p.workspace % c.dcp),
+                       .got = "S=" + str(p.workspace) + " mod W=" + str(p.dcp) + " = " + str(p.workspace % p.dcp),
                        .reason = "allgather_offset = R // (W+1) is not S/W; the builder's init assert fails"};
     });
   return s.done();
 }
 
-InvariantResult check_I2(const Case&, const Plan& p) {
+InvariantResult check_I2(const Batch&, const Plan& p) {
   Sink s(InvariantId::I2_nonempty_chunk_width);
   if (p.num_with_context == 0) return s.not_applicable("no prefill has context");
   if (p.chunk_width <= 0)
@@ -29,7 +28,7 @@ InvariantResult check_I2(const Case&, const Plan& p) {
   return s.done();
 }
 
-InvariantResult check_I4(const Case&, const Plan& p) {
+InvariantResult check_I4(const Batch&, const Plan& p) {
   Sink s(InvariantId::I4_global_row_budget);
   if (!p.built) return s.not_evaluated();
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
@@ -43,11 +42,10 @@ InvariantResult check_I4(const Case&, const Plan& p) {
   return s.done();
 }
 
-InvariantResult check_I7(const Case& c, const Plan& p) {
+InvariantResult check_I7(const Batch&, const Plan& p) {
   Sink s(InvariantId::I7_local_row_budget);
-  if (c.dcp == 1) return s.not_applicable("no DCP (dcp=1)");
   if (!p.built) return s.not_evaluated();
-  const std::int64_t budget = p.workspace / c.dcp;
+  const std::int64_t budget = p.workspace / p.dcp;
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
     if (p.chunks[ci].local_tokens() > budget)
       s.add([&] {

@@ -1,29 +1,101 @@
 #include "invariants/catalogue.h"
 
-#include <algorithm>
 #include <array>
 #include <charconv>
 
-#include "invariants/interval/interval.h"
-#include "invariants/violation_sink.h"
+#include "invariants/checks.h"
 
 namespace cp {
 namespace {
 
+using enum InvariantId;
+using enum Scope;
+
+// One row per invariant (spec §6): its names, whose rule it is, and whether it needs DCP.
 constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
-    {InvariantId::I1_workspace_div_dcp, "I-1", "I1_workspace_div_dcp", "under DCP the workspace S is a multiple of W"},
-    {InvariantId::I2_nonempty_chunk_width, "I-2", "I2_nonempty_chunk_width", "the chunk width (M or Mmax) is positive"},
-    {InvariantId::I3_coverage, "I-3", "I3_coverage", "each context is covered exactly once, in order, by the chunk spans"},
-    {InvariantId::I4_global_row_budget, "I-4", "I4_global_row_budget", "per chunk, the sum of span lengths is <= S"},
-    {InvariantId::I5_page_aligned_starts, "I-5", "I5_page_aligned_starts", "with the page-rounding gather kernel, every start is a multiple of B"},
-    {InvariantId::I6_virtual_block_alignment, "I-6", "I6_virtual_block_alignment", "under DCP every non-zero chunk start is a multiple of V = I*W and local start = start/W"},
-    {InvariantId::I7_local_row_budget, "I-7", "I7_local_row_budget", "under DCP, per chunk, the padded local rows fit S/W"},
-    {InvariantId::I8_local_length_bookkeeping, "I-8", "I8_local_length_bookkeeping", "local context lengths come from ctx and padded local lengths cover each rank's share"},
-    {InvariantId::I9_reorg_exact, "I-9", "I9_reorg_exact", "token by token, each request receives exactly its own positions once (gather, all-gather, reorg)"},
-    {InvariantId::I10_gather_start_semantics, "I-10", "I10_gather_start_semantics", "under DCP each rank's gather begins at its first local slot of the span"},
-    {InvariantId::I11_config_validity, "I-11", "I11_config_validity", "I <= B, B mod I == 0: slot mapping agrees with ownership"},
-    {InvariantId::I12_merge_preconditions, "I-12", "I12_merge_preconditions", "no two empty partials meet in a Triton merge (NaN)"},
-    {InvariantId::I13_context_prefix, "I-13", "I13_context_prefix", "context-free prefill tokens are identified correctly for the final merge"},
+    {.id = I1_workspace_div_dcp,
+     .tag = "I-1",
+     .name = "I1_workspace_div_dcp",
+     .summary = "under DCP the workspace S is a multiple of W",
+     .scope = family,
+     .rule = "vLLM's DCP workspace layout R = S + S/W (the builder's init assert)",
+     .dcp_only = true},
+    {.id = I2_nonempty_chunk_width,
+     .tag = "I-2",
+     .name = "I2_nonempty_chunk_width",
+     .summary = "the chunk width (M or Mmax) is positive",
+     .scope = family,
+     .rule = "the planner's chunk width (floor-divide: M, packed: Mmax)"},
+    {.id = I3_coverage,
+     .tag = "I-3",
+     .name = "I3_coverage",
+     .summary = "each context is covered exactly once, in order, by the chunk spans",
+     .scope = universal,
+     .rule = "every context position of every request attended exactly once (the spans)"},
+    {.id = I4_global_row_budget,
+     .tag = "I-4",
+     .name = "I4_global_row_budget",
+     .summary = "per chunk, the sum of span lengths is <= S",
+     .scope = universal,
+     .rule = "the workspace row budget"},
+    {.id = I5_page_aligned_starts,
+     .tag = "I-5",
+     .name = "I5_page_aligned_starts",
+     .summary = "with the page-rounding gather kernel, every start is a multiple of B",
+     .scope = family,
+     .rule = "the page-rounding gather kernel (batch grid, starts rounded down to the page)"},
+    {.id = I6_virtual_block_alignment,
+     .tag = "I-6",
+     .name = "I6_virtual_block_alignment",
+     .summary = "under DCP every non-zero chunk start is a multiple of V = I*W and local start = start/W",
+     .scope = family,
+     .rule = "vLLM's DCP gather: chunk boundaries on virtual blocks",
+     .dcp_only = true},
+    {.id = I7_local_row_budget,
+     .tag = "I-7",
+     .name = "I7_local_row_budget",
+     .summary = "under DCP, per chunk, the padded local rows fit S/W",
+     .scope = universal,
+     .rule = "each rank's row budget",
+     .dcp_only = true},
+    {.id = I8_local_length_bookkeeping,
+     .tag = "I-8",
+     .name = "I8_local_length_bookkeeping",
+     .summary = "local context lengths come from ctx and padded local lengths cover each rank's share",
+     .scope = family,
+     .rule = "vLLM's DCP local lengths (padded per rank)",
+     .dcp_only = true},
+    {.id = I9_reorg_exact,
+     .tag = "I-9",
+     .name = "I9_reorg_exact",
+     .summary = "token by token, each request receives exactly its own positions once (gather, all-gather, reorg)",
+     .scope = universal,
+     .rule = "every context position of every request attended exactly once (the rows attention reads)"},
+    {.id = I10_gather_start_semantics,
+     .tag = "I-10",
+     .name = "I10_gather_start_semantics",
+     .summary = "under DCP each rank's gather begins at its first local slot of the span",
+     .scope = family,
+     .rule = "cp_gather_cache's start semantics",
+     .dcp_only = true},
+    {.id = I11_config_validity,
+     .tag = "I-11",
+     .name = "I11_config_validity",
+     .summary = "I <= B, B mod I == 0: slot mapping agrees with ownership",
+     .scope = family,
+     .rule = "vLLM's paged slot mapping under interleave"},
+    {.id = I12_merge_preconditions,
+     .tag = "I-12",
+     .name = "I12_merge_preconditions",
+     .summary = "no two empty partials meet in a Triton merge (NaN)",
+     .scope = universal,
+     .rule = "an empty span gives (0, -inf) to the merge, never NaN"},
+    {.id = I13_context_prefix,
+     .tag = "I-13",
+     .name = "I13_context_prefix",
+     .summary = "context-free prefill tokens are identified correctly for the final merge",
+     .scope = universal,
+     .rule = "an empty span gives (0, -inf) to the final merge"},
 }};
 
 }  // namespace
@@ -53,6 +125,8 @@ std::string_view name(Verdict v) {
   return "?";
 }
 
+std::string_view name(Scope s) { return s == Scope::universal ? "universal" : "family"; }
+
 std::string_view name(Outcome o) {
   switch (o) {
     case Outcome::ok: return "ok";
@@ -71,42 +145,24 @@ bool verdict_only() { return t_verdict_only; }
 VerdictOnlyScope::VerdictOnlyScope() : saved_(t_verdict_only) { t_verdict_only = true; }
 VerdictOnlyScope::~VerdictOnlyScope() { t_verdict_only = saved_; }
 
-namespace {
-// Past this many simulated rows the two token-walking checks (I-9, I-11) are decided at interval
-// level (invariants/interval, the same verdicts and counts; fuzz_interval_diff checks the two
-// agree): the full domain reaches 2^34 context tokens.
-constexpr std::int64_t kTokenLevelRows = std::int64_t{1} << 22;
-bool token_level_fits(const Case& c, const Plan& p) {
-  std::int64_t rows = 0;
-  for (const auto& ch : p.chunks) rows += std::max(ch.total_tokens(), ch.local_tokens() * p.dcp);
-  std::int64_t ctx = 0;
-  for (auto x : c.ctx) ctx += x;
-  return rows <= kTokenLevelRows && ctx <= kTokenLevelRows;
-}
-}  // namespace
-
-InvariantResult check(InvariantId id, const Case& c, const Plan& p) {
+InvariantResult check(InvariantId id, const Batch& b, const Plan& p, Level level) {
   using namespace detail;
-  if ((id == InvariantId::I9_reorg_exact || id == InvariantId::I11_config_validity) && !token_level_fits(c, p)) {
-    InvariantResult r = interval::check(id, c, p);
-    if (!verdict_only())
-      r.note += std::string(r.note.empty() ? "" : "; ") + "decided at interval level (over 2^22 rows to simulate)";
-    return r;
-  }
+  // The row says whether the invariant needs DCP: the checks themselves assume W > 1.
+  if (info(id).dcp_only && !p.is_dcp()) return Sink(id).not_applicable("no DCP (dcp=1)");
   switch (id) {
-    case InvariantId::I1_workspace_div_dcp: return check_I1(c, p);
-    case InvariantId::I2_nonempty_chunk_width: return check_I2(c, p);
-    case InvariantId::I3_coverage: return check_I3(c, p);
-    case InvariantId::I4_global_row_budget: return check_I4(c, p);
-    case InvariantId::I5_page_aligned_starts: return check_I5(c, p);
-    case InvariantId::I6_virtual_block_alignment: return check_I6(c, p);
-    case InvariantId::I7_local_row_budget: return check_I7(c, p);
-    case InvariantId::I8_local_length_bookkeeping: return check_I8(c, p);
-    case InvariantId::I9_reorg_exact: return check_I9(c, p);
-    case InvariantId::I10_gather_start_semantics: return check_I10(c, p);
-    case InvariantId::I11_config_validity: return check_I11(c, p);
-    case InvariantId::I12_merge_preconditions: return check_I12(c, p);
-    case InvariantId::I13_context_prefix: return check_I13(c, p);
+    case I1_workspace_div_dcp: return check_I1(b, p);
+    case I2_nonempty_chunk_width: return check_I2(b, p);
+    case I3_coverage: return check_I3(b, p);
+    case I4_global_row_budget: return check_I4(b, p);
+    case I5_page_aligned_starts: return check_I5(b, p);
+    case I6_virtual_block_alignment: return check_I6(b, p);
+    case I7_local_row_budget: return check_I7(b, p);
+    case I8_local_length_bookkeeping: return check_I8(b, p);
+    case I9_reorg_exact: return check_I9(b, p, level);
+    case I10_gather_start_semantics: return check_I10(b, p);
+    case I11_config_validity: return check_I11(b, p, level);
+    case I12_merge_preconditions: return check_I12(b, p);
+    case I13_context_prefix: return check_I13(b, p);
   }
   return {};
 }
@@ -117,14 +173,20 @@ Outcome outcome_of(const Case& c, const Plan& plan, bool any_violation) {
   return any_violation ? Outcome::violation : Outcome::ok;
 }
 
-Evaluation evaluate(const Case& c) {
-  Evaluation ev{c, make_plan(c), {}, Outcome::ok};
+void evaluate_plan(const Case& c, const Plan& p, std::vector<InvariantResult>& out, Outcome& outcome, Level level) {
+  out.resize(kNumInvariants);
   bool any = false;
   for (const auto& inv : kCatalogue) {
-    ev.results.push_back(check(inv.id, c, ev.plan));
-    any = any || ev.results.back().verdict == Verdict::violated;
+    auto& r = out[static_cast<std::size_t>(inv.id)];
+    r = check(inv.id, c, p, level);
+    any = any || r.verdict == Verdict::violated;
   }
-  ev.outcome = outcome_of(c, ev.plan, any);
+  outcome = outcome_of(c, p, any);
+}
+
+Evaluation evaluate(const Case& c, Level level) {
+  Evaluation ev{c, make_plan(c), {}, Outcome::ok};
+  evaluate_plan(c, ev.plan, ev.results, ev.outcome, level);
   return ev;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reference/caseio/batch.h"
 #include "reference/caseio/case.h"
 #include "reference/planner/plan.h"
 
@@ -30,11 +31,23 @@ enum class InvariantId {
 };
 inline constexpr int kNumInvariants = 13;
 
+// Whose rule an invariant is (DESIGN §9). Universal: a property of every engine's plan value —
+// every context position of every request attended exactly once, each rank's rows within its
+// budget, an empty span giving (0, -inf) to the merge. Family: a rule of one planner family or
+// kernel that the plan must also obey (its asserts, its alignment, its gather's start semantics).
+enum class Scope { universal, family };
+std::string_view name(Scope s);  // "universal" | "family"
+
 struct InvariantInfo {
   InvariantId id;
   std::string_view tag;   // "I-6"
   std::string_view name;  // "I6_virtual_block_alignment"
   std::string_view summary;
+  Scope scope = Scope::universal;
+  std::string_view rule;  // universal: the property it checks; family: the family or kernel whose rule it is
+  // Meaningful only under DCP (W > 1): without it check() answers n/a ("no DCP (dcp=1)").
+  // The one list of DCP-only invariants: every other list derives from this column.
+  bool dcp_only = false;
 };
 std::span<const InvariantInfo> all_invariants();
 const InvariantInfo& info(InvariantId id);
@@ -63,8 +76,18 @@ struct InvariantResult {
 };
 inline constexpr std::size_t kMaxRecorded = 8;
 
-// One check. `plan` must come from make_plan(c).
-InvariantResult check(InvariantId id, const Case& c, const Plan& plan);
+// How the two token-walking checks (I-9 reorg exactness, I-11 slot mapping) decide: token by
+// token (the ground truth: the simulated gather -> all-gather -> reorg, every position of two
+// virtual pages), or at interval level (closed-form ownership and local lengths, O(chunks x
+// requests x W) whatever the context length; the same verdicts, counts and violation records,
+// which fuzz_interval_diff holds together). `automatic` walks tokens up to 2^22 simulated rows
+// and decides larger plans at interval level, saying so in the result's note. Every other
+// check is interval level already and ignores the level.
+enum class Level { automatic, token, interval };
+
+// One check, on the plan and the batch it was made for (`plan` = make_plan(c), `batch` = c):
+// the plan carries the geometry, the batch the context and query lengths.
+InvariantResult check(InvariantId id, const Batch& batch, const Plan& plan, Level level = Level::automatic);
 
 // Verdict-only evaluation (the fuzzers' hot path): while a VerdictOnlyScope lives on this
 // thread, every check decides its verdict and counts its violations (total_violations) but
@@ -101,6 +124,10 @@ struct Evaluation {
 
 // make_plan + every check + the outcome: an assert that fires (with asserts=on) wins over
 // invariant violations, which win over ok. Throws CaseError/ArithmeticError on bad input.
-Evaluation evaluate(const Case& c);
+Evaluation evaluate(const Case& c, Level level = Level::automatic);
+// Every check and the outcome on a plan already made (`p` = make_plan(c)); `out` is reused
+// (catalogue order), so a loop over cases allocates nothing once warm.
+void evaluate_plan(const Case& c, const Plan& p, std::vector<InvariantResult>& out, Outcome& outcome,
+                   Level level = Level::automatic);
 
 }  // namespace cp

@@ -3,38 +3,42 @@
 #include <array>
 #include <cstdint>
 
-#include "invariants/violation_sink.h"
+#include "invariants/checks.h"
 #include "reference/dcp/ownership.h"
 
 namespace cp::detail {
 namespace {
 
-// query_start_loc(c) in thread-local storage: no allocation per check once warm.
-const std::vector<std::int64_t>& qsl_scratch(const Case& c) {
+// query_start_loc of the batch in thread-local storage: no allocation per check once warm.
+const std::vector<std::int64_t>& qsl_scratch(const Batch& b) {
   thread_local std::vector<std::int64_t> qsl;
   qsl.assign(1, 0);
-  for (auto q : c.q) qsl.push_back(qsl.back() + q);
+  for (auto q : b.q) qsl.push_back(qsl.back() + q);
   return qsl;
 }
 
-}  // namespace
-
-InvariantResult check_I11_slots(const Case& c, bool every_position) {
+// The slot mapping against the ownership formula on every position of two virtual pages (up
+// to 2^16: token level), or on the page, interleave-group and virtual-block boundaries only
+// (interval level). With I | B the two agree at every position: write P = j*(B*W) + v,
+// 0 <= v < B*W. Since I*W divides B*W, (P / I) mod W = (v / I) mod W, and P / (I*W) =
+// j*(B/I) + v / (I*W), so local_index(P) = j*B + (v / (I*W))*I + v mod I, which is the slot
+// mapping. The probes catch an ownership formula changed without this proof.
+InvariantResult check_I11_slots(const Plan& p, bool every_position) {
   Sink s(InvariantId::I11_config_validity);
   // parse_case/validate_case already reject I > B and I not dividing B (exit 2); this check
   // restates the rule and confirms the slot-mapping decomposition on one virtual block.
-  if (c.interleave > c.block || c.block % c.interleave != 0) {
+  if (p.interleave > p.block || p.block % p.interleave != 0) {
     s.add([&] {
       return Violation{.expected = "I <= B and B mod I == 0",
-                       .got = "I=" + str(c.interleave) + " B=" + str(c.block),
+                       .got = "I=" + str(p.interleave) + " B=" + str(p.block),
                        .reason = "slot mapping pos // (B*W) no longer matches owner = (pos / I) mod W"};
     });
     return s.done();
   }
-  const Int I = c.interleave, W = c.dcp, B = c.block;
-  const std::int64_t span = std::min<std::int64_t>(c.block * c.dcp * 2, 1 << 16);
-  const std::int64_t v = c.interleave * c.dcp, bw = c.block * c.dcp;
-  const std::array<std::int64_t, 8> probes{0, c.interleave - 1, c.interleave, v - 1, v, bw - 1, bw, 2 * bw - 1};
+  const Int I = p.interleave, W = p.dcp, B = p.block;
+  const std::int64_t span = std::min<std::int64_t>(p.block * p.dcp * 2, 1 << 16);
+  const std::int64_t v = p.virtual_block, bw = p.block * p.dcp;
+  const std::array<std::int64_t, 8> probes{0, p.interleave - 1, p.interleave, v - 1, v, bw - 1, bw, 2 * bw - 1};
   const auto differs = [&](std::int64_t pos) {
     const Int P = pos;
     const auto slot = paged_slot(P, I, W, B);
@@ -56,9 +60,14 @@ InvariantResult check_I11_slots(const Case& c, bool every_position) {
   return s.done();
 }
 
-InvariantResult check_I11(const Case& c, const Plan&) { return check_I11_slots(c, true); }
+}  // namespace
 
-InvariantResult check_I12(const Case& c, const Plan& p) {
+InvariantResult check_I11(const Batch& b, const Plan& p, Level level) {
+  const Strategy s = choose(level, b, p);
+  return noted(s, check_I11_slots(p, s.token));
+}
+
+InvariantResult check_I12(const Batch& batch, const Plan& p) {
   Sink s(InvariantId::I12_merge_preconditions);
   if (!p.built) return s.not_evaluated();
   if (p.chunks.empty()) return s.not_applicable("no context chunks: no merge of context partials");
@@ -79,7 +88,7 @@ InvariantResult check_I12(const Case& c, const Plan& p) {
     return s.done();
   }
   // Old planner: out_0 = chunk 0, out_c = merge(out_{c-1}, chunk c) for every prefill.
-  const auto& qsl = qsl_scratch(c);
+  const auto& qsl = qsl_scratch(batch);
   const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
   const std::size_t P = p.prefills.size();
   for (std::size_t b = 0; b < P; ++b) {
@@ -110,18 +119,18 @@ InvariantResult check_I12(const Case& c, const Plan& p) {
   return s.done();
 }
 
-InvariantResult check_I13(const Case& c, const Plan& p) {
+InvariantResult check_I13(const Batch& b, const Plan& p) {
   Sink s(InvariantId::I13_context_prefix);
   if (p.num_with_context == 0) return s.not_applicable("no prefill has context: no context merge");
   if (p.packed) {
     // Explicit empty ranges (neutralize_empty_context_partials): exactly the context-free
     // prefills' query ranges, in order. A missing one leaves garbage in that request's context
     // partial; an extra one zeroes the partial of a request whose context was attended.
-    const auto& qsl = qsl_scratch(c);
+    const auto& qsl = qsl_scratch(b);
     const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
     std::vector<std::pair<std::int64_t, std::int64_t>> want;
     for (int r : p.prefills)
-      if (c.ctx[static_cast<std::size_t>(r)] == 0) want.emplace_back(qsl[r] - base, qsl[r + 1] - base);
+      if (b.ctx[static_cast<std::size_t>(r)] == 0) want.emplace_back(qsl[r] - base, qsl[r + 1] - base);
     const auto text = [](const std::pair<std::int64_t, std::int64_t>& t) {
       return "[" + str(t.first) + ", " + str(t.second) + ")";
     };
@@ -144,7 +153,7 @@ InvariantResult check_I13(const Case& c, const Plan& p) {
   if (!p.prefill_tokens_with_context) return s.not_applicable("this version passes no prefill_tokens_with_context");
   bool seen_free = false;
   for (int r : p.prefills) {
-    if (c.ctx[static_cast<std::size_t>(r)] == 0)
+    if (b.ctx[static_cast<std::size_t>(r)] == 0)
       seen_free = true;
     else if (seen_free)
       s.add([&] {

@@ -59,23 +59,4 @@ class Sink {
 
 inline std::string str(std::int64_t v) { return std::to_string(v); }
 
-// The check functions, one per invariant, grouped in files by theme.
-InvariantResult check_I1(const Case&, const Plan&);
-InvariantResult check_I2(const Case&, const Plan&);
-InvariantResult check_I3(const Case&, const Plan&);
-InvariantResult check_I4(const Case&, const Plan&);
-InvariantResult check_I5(const Case&, const Plan&);
-InvariantResult check_I6(const Case&, const Plan&);
-InvariantResult check_I7(const Case&, const Plan&);
-InvariantResult check_I8(const Case&, const Plan&);
-InvariantResult check_I9(const Case&, const Plan&);
-InvariantResult check_I10(const Case&, const Plan&);
-InvariantResult check_I11(const Case&, const Plan&);
-InvariantResult check_I12(const Case&, const Plan&);
-InvariantResult check_I13(const Case&, const Plan&);
-// I-11 on every position of two virtual pages (up to 2^16), or on the page, interleave-group
-// and virtual-block boundaries only (the interval-level check: the equality is proved for all
-// positions in interval.cpp; the probes catch an ownership formula changed without the proof).
-InvariantResult check_I11_slots(const Case&, bool every_position);
-
 }  // namespace cp::detail

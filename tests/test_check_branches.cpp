@@ -220,17 +220,22 @@ TEST(CheckBranches, ParseInvariantAcceptsEverySpellingAndRejectsTheRest) {
   for (const char* s : {"0", "14", "6x", "", "I-", "x6", "I--6"}) EXPECT_FALSE(parse_invariant(s, id)) << s;
 }
 
-// validate_case rejects these configs, so only a hand-built case reaches I-11's first branch.
+// validate_case rejects these configs, so only a hand-built plan reaches I-11's first branch
+// (the check reads the plan's geometry, I and V = I*W bent together).
 TEST(CheckBranches, I11InterleaveMustDivideTheBlock) {
   Bent b(kOld);
   EXPECT_EQ(b.run(InvariantId::I11_config_validity).verdict, Verdict::ok);
-  b.c.interleave = 4;
+  const auto interleave = [&b](std::int64_t I) {
+    b.p.interleave = I;
+    b.p.virtual_block = I * b.p.dcp;
+  };
+  interleave(4);
   EXPECT_EQ(b.run(InvariantId::I11_config_validity).verdict, Verdict::ok);
-  b.c.interleave = 3;  // I < B but does not divide it
+  interleave(3);  // I < B but does not divide it
   auto r = b.run(InvariantId::I11_config_validity);
   ASSERT_EQ(r.verdict, Verdict::violated);
   EXPECT_EQ(r.violations[0].got, "I=3 B=16");
-  b.c.interleave = 32;  // I > B
+  interleave(32);  // I > B
   EXPECT_EQ(b.run(InvariantId::I11_config_validity).verdict, Verdict::violated);
 }
 

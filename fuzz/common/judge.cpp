@@ -6,7 +6,6 @@
 
 #include "fuzz/common/case_codec.h"
 #include "invariants/catalogue.h"
-#include "invariants/interval/interval.h"
 #include "reference/arith/checked_int.h"
 
 namespace cp::fuzz {
@@ -111,7 +110,7 @@ Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known
   }
   {
     const VerdictOnlyScope verdicts;
-    interval::evaluate_plan(c, ev.plan, ev.results, ev.outcome);
+    evaluate_plan(c, ev.plan, ev.results, ev.outcome, Level::interval);
   }
   j.outcome = ev.outcome;
   for (const auto& r : ev.results)
@@ -159,7 +158,7 @@ Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known
   // The full evaluation: the same plan and verdicts, now with the asserts' and the violations'
   // text (the plan made again with text: it cannot throw where the first one did not).
   make_plan_into(c, ev.plan);
-  interval::evaluate_plan(c, ev.plan, ev.results, ev.outcome);
+  evaluate_plan(c, ev.plan, ev.results, ev.outcome, Level::interval);
   j.case_line = print_case(c);
   j.invariant = primary_invariant(ev);
   j.detail = detail_of(ev);

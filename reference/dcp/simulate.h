@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "reference/caseio/case.h"
+#include "reference/caseio/batch.h"
 #include "reference/planner/plan.h"
 
 namespace cp {
@@ -35,14 +35,15 @@ struct RowSource {
   friend bool operator==(const RowSource&, const RowSource&) = default;
 };
 
-RowSource classify(const Case& c, int request, std::int64_t position);
+// Which row a position of `request` is: context, a new token of this step, or stale.
+RowSource classify(const Batch& b, int request, std::int64_t position);
 
 // Local rows rank `rank` gathers for a chunk, in its local workspace order (rows [0, toks)).
-std::vector<RowSource> gather_rank(const Case& c, const Plan& p, const Chunk& ch, std::int64_t rank);
+std::vector<RowSource> gather_rank(const Batch& b, const Plan& p, const Chunk& ch, std::int64_t rank);
 
 // Workspace rows [0, chunk.total_tokens()) as attention reads them. Under DCP: every rank's
 // gather, the rank-major all-gather and reorg's kept rows; rows reorg did not produce read
 // whatever the buffer held (stale). Without DCP: the version's gather kernel.
-std::vector<RowSource> simulate_chunk(const Case& c, const Plan& p, const Chunk& ch);
+std::vector<RowSource> simulate_chunk(const Batch& b, const Plan& p, const Chunk& ch);
 
 }  // namespace cp

@@ -12,7 +12,6 @@
 
 #include "generators.h"
 #include "invariants/catalogue.h"
-#include "invariants/interval/interval.h"
 #include "invariants/interval/local_len.h"
 
 namespace cp {
@@ -135,11 +134,11 @@ RC_GTEST_PROP(VerdictOnly, SameVerdictsCountsAndOutcomeWithoutText, ()) {
   }
   std::vector<InvariantResult> full, fast;
   Outcome full_outcome{}, fast_outcome{};
-  interval::evaluate_plan(c, p, full, full_outcome);
+  evaluate_plan(c, p, full, full_outcome, Level::interval);
   {
     const VerdictOnlyScope scope;
     RC_ASSERT(verdict_only());
-    interval::evaluate_plan(c, p, fast, fast_outcome);
+    evaluate_plan(c, p, fast, fast_outcome, Level::interval);
   }
   RC_ASSERT(!verdict_only());
   RC_ASSERT(fast_outcome == full_outcome);

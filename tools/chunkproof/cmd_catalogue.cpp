@@ -37,7 +37,11 @@ int versions(Args args) {
 }
 
 int invariants(Args args) {
-  CLI::App app{"Lists the invariant catalogue (DESIGN §5, spec §6).", "chunkproof invariants"};
+  CLI::App app{
+      "Lists the invariant catalogue (DESIGN §5, §9, spec §6): id, name, scope (universal: a property of every "
+      "engine's plan; family: a rule of one planner family or kernel), `DCP only` (n/a without DCP), summary "
+      "[the property, or whose rule it is].",
+      "chunkproof invariants"};
   configure(app, "JSON (--json): one chunkproof.invariants/1 object (docs/json.md).\nexit: 0\n");
   bool json = false;
   app.add_flag("--json", json, "machine-readable output");
@@ -45,12 +49,20 @@ int invariants(Args args) {
   if (json) {
     Json j{{"schema", "chunkproof.invariants/1"}, {"invariants", Json::array()}};
     for (const auto& i : all_invariants())
-      j["invariants"].push_back(Json{{"id", i.tag}, {"name", i.name}, {"summary", i.summary}});
+      j["invariants"].push_back(Json{{"id", i.tag},
+                                     {"name", i.name},
+                                     {"summary", i.summary},
+                                     {"scope", name(i.scope)},
+                                     {"rule", i.rule},
+                                     {"dcp_only", i.dcp_only}});
     print_json(std::cout, j);
     return kExitOk;
   }
+  // scope: universal (every engine's plan) or family (one planner family's or kernel's rule);
+  // "DCP only": n/a without DCP.
   for (const auto& i : all_invariants())
-    std::cout << std::left << std::setw(6) << i.tag << std::setw(30) << i.name << i.summary << "\n";
+    std::cout << std::left << std::setw(6) << i.tag << std::setw(30) << i.name << std::setw(11) << name(i.scope)
+              << std::setw(10) << (i.dcp_only ? "DCP only" : "") << i.summary << " [" << i.rule << "]\n";
   return kExitOk;
 }
 

@@ -1,17 +1,17 @@
-#include "invariants/interval/interval.h"
-
+// I-9's interval-level walk (reorg_walk.h): the receipt of every chunk entry from the plan's
+// intervals and the closed-form ownership and local-length formulas of reference/dcp/
+// ownership.h. A rank's gathered rows are the positions it owns with local index in an
+// interval, so "how many of a request's positions does this run of rows hold" is a difference
+// of two dcp_local_len() values: the cost is independent of the context length.
 #include <algorithm>
-#include <array>
 
+#include "invariants/catalogue.h"
 #include "invariants/interval/local_len.h"
-#include "invariants/violation_sink.h"
+#include "invariants/reorg_walk.h"
 #include "reference/dcp/ownership.h"
-#include "reference/dcp/simulate.h"
 
-namespace cp::interval {
+namespace cp::detail {
 namespace {
-
-using detail::str;
 
 // A run of consecutive workspace rows as the reorg output holds them: rank `rank`'s local slots
 // [la, lb) of request `request` (global positions global_position(l, rank, I, W), increasing in
@@ -19,12 +19,6 @@ using detail::str;
 struct Piece {
   int request;
   std::int64_t rank, la, lb, row;
-};
-
-struct Group {  // foreign rows of one (request, kind), as token-level I-9 groups them
-  int request;
-  RowKind kind;
-  std::int64_t count, lo, hi;
 };
 
 struct Own {  // a run of the entry's own positions: rank, local slots [la, lb), first row
@@ -42,14 +36,20 @@ Scratch& scratch() {
 
 // Walks one chunk: generates the reorg output as pieces, splits them at the entries' reading
 // ranges [cu_seq_lens[b], cu_seq_lens[b+1]) and accumulates, per entry, what it received.
-// `done(b, counts, first_missing, last_missing)` is called once per entry, in order.
+// `done(receipt)` is called once per entry, in order.
 class ChunkWalk {
  public:
-  ChunkWalk(const Case& c, const Plan& p, const Chunk& ch, int chunk)
-      : c_(c), p_(p), ch_(ch), chunk_(chunk), W_(c.dcp), I_(c.interleave), s_(scratch()), text_(!verdict_only()) {}
+  ChunkWalk(const Batch& batch, const Plan& p, const Chunk& ch, int chunk)
+      : batch_(batch),
+        p_(p),
+        ch_(ch),
+        chunk_(chunk),
+        W_(p.dcp),
+        I_(p.interleave),
+        s_(scratch()),
+        text_(!verdict_only()) {}
 
-  template <class Done>
-  void run(Done&& done) {
+  void run(ReceiptVisitor done) {
     const std::size_t n = ch_.entries.size();
     b_ = 0;
     begin_entry();
@@ -75,10 +75,10 @@ class ChunkWalk {
         settle();
       }
     };
-    if (c_.dcp == 1) {
+    if (!p_.is_dcp()) {
       for (const auto& e : ch_.entries) {
         // The old batch-grid kernel starts copying at the page holding `start` (spec §3.4).
-        const std::int64_t first = p_.gather == GatherKind::page_rounding ? e.start / c_.block * c_.block : e.start;
+        const std::int64_t first = p_.gather == GatherKind::page_rounding ? e.start / p_.block * p_.block : e.start;
         emit({e.request, 0, first, first + e.len, out});
         out += e.len;
       }
@@ -86,7 +86,7 @@ class ChunkWalk {
       const std::int64_t toks = ch_.local_tokens();
       for (std::size_t eb = 0; eb < n; ++eb) {
         const ChunkEntry& e = ch_.entries[eb];
-        for (std::int64_t r = 0; r < c_.dcp; ++r) {
+        for (std::int64_t r = 0; r < W_; ++r) {
           const std::int64_t kept = e.kept[static_cast<std::size_t>(r)];
           if (kept <= e.padded_local_len) {  // within the entry's own block of rank r's gather
             emit({e.request, r, e.local_start, e.local_start + kept, out});
@@ -116,7 +116,7 @@ class ChunkWalk {
   void emit_rows(std::int64_t g, std::int64_t k, std::int64_t toks, std::int64_t row, Emit& emit) {
     const auto& cu = ch_.padded_local_cu;
     while (k > 0) {
-      if (g >= c_.dcp * toks) {
+      if (g >= W_ * toks) {
         emit(Piece{-1, 0, 0, k, row});
         return;
       }
@@ -142,12 +142,7 @@ class ChunkWalk {
     foreign_ += count;
     if (first_foreign_ < 0 || row < first_foreign_) first_foreign_ = row;
     if (!text_) return;  // the groups and positions only make the violation's text
-    for (auto& g : s_.groups)
-      if (g.request == request && g.kind == kind) {
-        g.count += count, g.lo = std::min(g.lo, lo), g.hi = std::max(g.hi, hi);
-        return;
-      }
-    s_.groups.push_back({request, kind, count, lo, hi});
+    add_to_group(s_.groups, request, kind, count, lo, hi);
   }
 
   // Slots [a, b) of piece `pc` as foreign rows of one kind.
@@ -167,15 +162,15 @@ class ChunkWalk {
     const auto q = static_cast<std::size_t>(pc.request);
     const std::int64_t r = pc.rank;
     // Slots below Lc hold context positions, [Lc, Ln) the request's new tokens, the rest stale.
-    const std::int64_t Lc = L(c_.ctx[q], r), Ln = L(c_.ctx[q] + c_.q[q], r);
+    const std::int64_t Lc = L(batch_.ctx[q], r), Ln = L(batch_.ctx[q] + batch_.q[q], r);
     const std::int64_t cA = pc.la, cB = std::min(pc.lb, Lc);
     if (cA < cB) {
       const ChunkEntry& e = ch_.entries[b_];
       std::int64_t oA = cB, oB = cB;  // the entry's own slots: span positions, and context
       if (pc.request == e.request) {
         // A span that reaches the end of the context ends at Lc; one from 0 starts at slot 0.
-        const std::int64_t end = std::min(e.start + e.len, c_.ctx[q]);
-        const std::int64_t os = e.start == 0 ? 0 : L(e.start, r), oe = end == c_.ctx[q] ? Lc : L(end, r);
+        const std::int64_t end = std::min(e.start + e.len, batch_.ctx[q]);
+        const std::int64_t os = e.start == 0 ? 0 : L(e.start, r), oe = end == batch_.ctx[q] ? Lc : L(end, r);
         oA = std::max(cA, os), oB = std::min(cB, oe);
         if (oA >= oB) oA = oB = cB;
       }
@@ -187,8 +182,7 @@ class ChunkWalk {
     foreign_run(pc, RowKind::stale, std::max(pc.la, Ln), pc.lb);
   }
 
-  template <class Done>
-  void finish_entry(Done& done) {
+  void finish_entry(ReceiptVisitor done) {
     const ChunkEntry& e = ch_.entries[b_];
     auto& own = s_.own;
     std::sort(own.begin(), own.end(),
@@ -213,26 +207,25 @@ class ChunkWalk {
         }
       i = j;
     }
-    EntryCounts k;
-    k.chunk = chunk_;
-    k.entry = static_cast<int>(b_);
-    k.request = e.request;
-    k.foreign = foreign_;
-    k.duplicate = sum - uni;
-    k.missing = e.len - uni;
-    k.first_bad_row = first_foreign_;
+    Receipt rc{.counts = {.chunk = chunk_,
+                          .entry = static_cast<int>(b_),
+                          .request = e.request,
+                          .foreign = foreign_,
+                          .duplicate = sum - uni,
+                          .missing = e.len - uni,
+                          .first_bad_row = first_foreign_},
+               .groups = s_.groups};
+    ReorgCounts& k = rc.counts;
     if (first_dup >= 0 && (k.first_bad_row < 0 || first_dup < k.first_bad_row)) k.first_bad_row = first_dup;
-    std::int64_t first_missing = -1, last_missing = -1;
-    if (k.missing > 0 && text_) missing_range(e, first_missing, last_missing);
-    done(k, s_.groups, first_missing, last_missing);
+    if (k.missing > 0 && text_) missing_range(e, rc.first_missing, rc.last_missing);
+    done(rc);
   }
 
   // First and last span position no own run covers (own is sorted by rank, then slot).
   void missing_range(const ChunkEntry& e, std::int64_t& first, std::int64_t& last) {
     const auto& own = s_.own;
     std::size_t i = 0;
-    const std::int64_t ranks = c_.dcp;
-    for (std::int64_t r = 0; r < ranks; ++r) {
+    for (std::int64_t r = 0; r < W_; ++r) {
       const std::int64_t lo = L(e.start, r), hi = L(e.start + e.len, r);
       std::int64_t cur = lo, rank_first = -1, rank_last = -1;
       for (; i < own.size() && own[i].rank == r; ++i) {
@@ -253,7 +246,7 @@ class ChunkWalk {
     }
   }
 
-  const Case& c_;
+  const Batch& batch_;
   const Plan& p_;
   const Chunk& ch_;
   int chunk_;
@@ -265,124 +258,10 @@ class ChunkWalk {
   std::int64_t foreign_ = 0, first_foreign_ = -1;
 };
 
-template <class Visit>
-void walk_plan(const Case& c, const Plan& p, Visit&& visit) {
-  for (std::size_t ci = 0; ci < p.chunks.size(); ++ci) ChunkWalk(c, p, p.chunks[ci], static_cast<int>(ci)).run(visit);
-}
-
 }  // namespace
 
-InvariantResult check_I9(const Case& c, const Plan& p) {
-  detail::Sink s(InvariantId::I9_reorg_exact);
-  if (!p.built) return s.not_evaluated();
-  walk_plan(
-      c, p,
-      [&](const EntryCounts& k, std::vector<Group>& groups, std::int64_t first_missing, std::int64_t last_missing) {
-        if (k.foreign == 0 && k.duplicate == 0 && k.missing == 0) return;
-        // The text is built only for a recorded violation (the first kMaxRecorded, never under
-        // VerdictOnlyScope).
-        s.add([&] {
-          const ChunkEntry& e = p.chunks[static_cast<std::size_t>(k.chunk)].entries[static_cast<std::size_t>(k.entry)];
-          // The same text as the token-level check (its std::map orders by request, then kind).
-          std::sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) {
-            return x.request != y.request ? x.request < y.request : x.kind < y.kind;
-          });
-          std::string got;
-          for (const auto& g : groups) {
-            if (!got.empty()) got += "; ";
-            got += str(g.count) + " " + row_kind_name(g.kind) + " row(s)";
-            if (g.request >= 0)
-              got += " of request " + str(g.request) + " (positions " + str(g.lo) + ".." + str(g.hi) + ")";
-          }
-          if (k.duplicate) got += (got.empty() ? "" : "; ") + str(k.duplicate) + " duplicate row(s)";
-          if (k.missing)
-            got += (got.empty() ? "" : "; ") + str(k.missing) + " position(s) never received (" + str(first_missing) +
-                   ".." + str(last_missing) + ")";
-          return Violation{
-              .chunk = k.chunk,
-              .request = e.request,
-              .row = k.first_bad_row,
-              .expected = "exactly its context positions [" + str(e.start) + ", " + str(e.start + e.len) + ") once",
-              .got = got,
-              .reason = k.foreign ? "attention reads rows of the wrong token" : "rows lost or repeated"};
-        });
-      });
-  return s.done();
+void walk_intervals(const Batch& b, const Plan& p, ReceiptVisitor visit) {
+  for (std::size_t ci = 0; ci < p.chunks.size(); ++ci) ChunkWalk(b, p, p.chunks[ci], static_cast<int>(ci)).run(visit);
 }
 
-// With I | B the slot mapping equals the ownership formula at every position: write
-// P = j*(B*W) + v, 0 <= v < B*W. Since I*W divides B*W, (P / I) mod W = (v / I) mod W, and
-// P / (I*W) = j*(B/I) + v / (I*W), so local_index(P) = j*B + (v / (I*W))*I + v mod I, which is
-// the slot mapping. The token-level check compares them position by position (up to 2^16);
-// here the boundary positions of a page, an interleave group and a virtual block are enough
-// to catch an ownership formula that was changed without this proof.
-InvariantResult check_I11(const Case& c, const Plan&) { return detail::check_I11_slots(c, false); }
-
-InvariantResult check(InvariantId id, const Case& c, const Plan& p) {
-  switch (id) {
-    case InvariantId::I9_reorg_exact: return check_I9(c, p);
-    case InvariantId::I11_config_validity: return check_I11(c, p);
-    default: return cp::check(id, c, p);
-  }
-}
-
-std::vector<EntryCounts> reorg_counts(const Case& c, const Plan& p) {
-  std::vector<EntryCounts> out;
-  if (!p.built) return out;
-  walk_plan(c, p, [&](const EntryCounts& k, std::vector<Group>&, std::int64_t, std::int64_t) { out.push_back(k); });
-  return out;
-}
-
-std::vector<EntryCounts> reorg_counts_token(const Case& c, const Plan& p) {
-  std::vector<EntryCounts> out;
-  if (!p.built) return out;
-  std::vector<std::uint8_t> seen;
-  for (std::size_t ci = 0; ci < p.chunks.size(); ++ci) {
-    const Chunk& ch = p.chunks[ci];
-    const std::vector<RowSource> rows = simulate_chunk(c, p, ch);
-    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-      const ChunkEntry& e = ch.entries[b];
-      EntryCounts k;
-      k.chunk = static_cast<int>(ci), k.entry = static_cast<int>(b), k.request = e.request;
-      seen.assign(static_cast<std::size_t>(e.len), 0);
-      for (std::int64_t t = ch.cu_seq_lens[b]; t < ch.cu_seq_lens[b + 1]; ++t) {
-        const RowSource& src = rows[static_cast<std::size_t>(t)];
-        const bool own = src.kind == RowKind::context && src.request == e.request && src.position >= e.start &&
-                         src.position < e.start + e.len;
-        if (!own) {
-          ++k.foreign;
-          if (k.first_bad_row < 0) k.first_bad_row = t;
-          continue;
-        }
-        auto& flag = seen[static_cast<std::size_t>(src.position - e.start)];
-        if (flag) {
-          ++k.duplicate;
-          if (k.first_bad_row < 0) k.first_bad_row = t;
-        }
-        flag = 1;
-      }
-      for (auto f : seen) k.missing += f == 0;
-      out.push_back(k);
-    }
-  }
-  return out;
-}
-
-void evaluate_plan(const Case& c, const Plan& p, std::vector<InvariantResult>& out, Outcome& outcome) {
-  out.resize(kNumInvariants);
-  bool any = false;
-  for (const auto& inv : all_invariants()) {
-    auto& r = out[static_cast<std::size_t>(inv.id)];
-    r = interval::check(inv.id, c, p);
-    any = any || r.verdict == Verdict::violated;
-  }
-  outcome = outcome_of(c, p, any);
-}
-
-Evaluation evaluate(const Case& c) {
-  Evaluation ev{c, make_plan(c), {}, Outcome::ok};
-  evaluate_plan(c, ev.plan, ev.results, ev.outcome);
-  return ev;
-}
-
-}  // namespace cp::interval
+}  // namespace cp::detail

@@ -1,0 +1,35 @@
+// The check functions, one per invariant, grouped in files by theme. Each takes the batch and
+// the plan only (the geometry is the plan's), and is called through check() (catalogue.h),
+// which answers n/a for a dcp_only row of a plan without DCP: those checks assume W > 1.
+#pragma once
+
+#include "invariants/catalogue.h"
+#include "invariants/violation_sink.h"
+
+namespace cp::detail {
+
+InvariantResult check_I1(const Batch&, const Plan&);
+InvariantResult check_I2(const Batch&, const Plan&);
+InvariantResult check_I3(const Batch&, const Plan&);
+InvariantResult check_I4(const Batch&, const Plan&);
+InvariantResult check_I5(const Batch&, const Plan&);
+InvariantResult check_I6(const Batch&, const Plan&);
+InvariantResult check_I7(const Batch&, const Plan&);
+InvariantResult check_I8(const Batch&, const Plan&);
+InvariantResult check_I9(const Batch&, const Plan&, Level);
+InvariantResult check_I10(const Batch&, const Plan&);
+InvariantResult check_I11(const Batch&, const Plan&, Level);
+InvariantResult check_I12(const Batch&, const Plan&);
+InvariantResult check_I13(const Batch&, const Plan&);
+
+// The strategy of a token-walking check (I-9, I-11) on one plan: walk tokens, or decide at
+// interval level. Level::automatic walks tokens up to 2^22 simulated rows and context tokens.
+struct Strategy {
+  bool token = true;
+  bool fell_back = false;  // automatic chose the interval level: the plan is too large to simulate
+};
+Strategy choose(Level level, const Batch& b, const Plan& p);
+// `r` with the fallback's note appended (full evaluation only).
+InvariantResult noted(const Strategy& s, InvariantResult r);
+
+}  // namespace cp::detail
