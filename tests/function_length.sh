@@ -10,10 +10,10 @@ command -v ctags >/dev/null || { echo "universal-ctags is not installed (tools/i
 limit=150
 allow=tests/function_length.allow
 long=$( {
-  ctags -R --languages=C++ --langmap=C++:+.hip.cuh --kinds-C++=f --fields=+ne -x --_xformat='%N %F %n %{end}' \
+  ctags -R --languages=C++ --langmap=C++:+.hip.cuh --kinds-C++=f --fields=+ne -x --_xformat='%N	%F	%n	%{end}' \
     reference invariants fuzz kernels tools tests
-  ctags -R --languages=Python --kinds-Python=fm --fields=+ne -x --_xformat='%N %F %n %{end}' python tests tools
-} 2>/dev/null | awk -v L="$limit" '$4 != "" && $4 - $3 + 1 > L {printf "%s %s %d\n", $1, $2, $4 - $3 + 1}' | sort -u)
+  ctags -R --languages=Python --kinds-Python=fm --fields=+ne -x --_xformat='%N	%F	%n	%{end}' python tests tools
+} 2>/dev/null | awk -F '\t' -v L="$limit" '$4 != "" && $4 - $3 + 1 > L {gsub(/ /, "", $1); printf "%s %s %d\n", $1, $2, $4 - $3 + 1}' | sort -u)
 bad=0
 while read -r name path n; do
   [ -n "$name" ] || continue
