@@ -132,13 +132,15 @@ inline constexpr std::array kVersions{
                 .supports_interleave = true,
                 .expected_correct = true},
 };
+// That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
+// take a comparison of an extern object's address with nullptr as a constant under ASan.
 static_assert(
     [] {
       for (std::size_t i = 0; i < kVersions.size(); ++i)
-        if (static_cast<std::size_t>(kVersions[i].version) != i || kVersions[i].family == nullptr) return false;
+        if (static_cast<std::size_t>(kVersions[i].version) != i) return false;
       return true;
     }(),
-    "kVersions: one row per Version, in enum order, each with its family");
+    "kVersions: one row per Version, in enum order");
 
 std::span<const VersionInfo> all_versions();
 const VersionInfo& info(Version v);
