@@ -3,8 +3,58 @@
 // every entry must receive exactly its own positions [start, start+len), each once.
 #include "invariants/catalogue.h"
 #include "invariants/reorg_walk.h"
+#include "reference/dcp/movement.h"
 
 namespace cp::detail {
+
+namespace {
+
+// Checks the rows one entry received (row_of(i) for i in [0, n), attention's row numbers
+// first_row + i) against its span: foreign, duplicate and missing positions.
+template <class RowOf>
+void receive(const ChunkEntry& e, std::int64_t first_row, std::int64_t n, RowOf row_of, Receipt& r,
+             std::vector<std::uint8_t>& seen, bool text) {
+  ReorgCounts& k = r.counts;
+  seen.assign(static_cast<std::size_t>(e.len), 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const RowSource& src = row_of(i);
+    const std::int64_t t = first_row + i;
+    const bool own = src.kind == RowKind::context && src.request == e.request && src.position >= e.start &&
+                     src.position < e.start + e.len;
+    if (!own) {
+      ++k.foreign;
+      if (k.first_bad_row < 0) k.first_bad_row = t;
+      if (text) add_to_group(r.groups, src.request, src.kind, 1, src.position, src.position);
+      continue;
+    }
+    auto& flag = seen[static_cast<std::size_t>(src.position - e.start)];
+    if (flag) {
+      ++k.duplicate;
+      if (k.first_bad_row < 0) k.first_bad_row = t;
+    }
+    flag = 1;
+  }
+  for (std::int64_t i = 0; i < e.len; ++i)
+    if (!seen[static_cast<std::size_t>(i)]) {
+      if (k.missing++ == 0) r.first_missing = e.start + i;
+      r.last_missing = e.start + i;
+    }
+}
+
+// Local attention: an entry receives, on every rank, the rows of that rank's gather runs of its
+// request (row numbers are the ranks' concatenated rows, rank-major).
+std::vector<RowSource> attended_locally(const ChunkMovement& m, const std::vector<RowSource>& rows, int request,
+                                        std::int64_t ranks) {
+  std::vector<RowSource> got;
+  for (std::int64_t rank = 0; rank < ranks; ++rank)
+    for (const auto& g : m.gather)
+      if (g.request == request && runs_on(m, g, rank))
+        for (std::int64_t k = 0; k < g.len && g.dst + k < m.local_rows; ++k)
+          got.push_back(rows[static_cast<std::size_t>(rank * m.local_rows + g.dst + k)]);
+  return got;
+}
+
+}  // namespace
 
 void walk_tokens(const Batch& b, const Plan& p, ReceiptVisitor visit) {
   const bool text = !verdict_only();
@@ -12,36 +62,24 @@ void walk_tokens(const Batch& b, const Plan& p, ReceiptVisitor visit) {
   std::vector<Group> groups;
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci) {
     const Chunk& ch = p.chunks[ci];
+    const ChunkMovement m = chunk_movement(p, ch);
     const std::vector<RowSource> rows = simulate_chunk(b, p, ch);
     for (std::size_t eb = 0; eb < ch.entries.size(); ++eb) {
       const ChunkEntry& e = ch.entries[eb];
       Receipt r{.counts = {.chunk = static_cast<int>(ci), .entry = static_cast<int>(eb), .request = e.request},
                 .groups = groups};
-      ReorgCounts& k = r.counts;
       groups.clear();
-      seen.assign(static_cast<std::size_t>(e.len), 0);
-      for (std::int64_t t = ch.cu_seq_lens[eb]; t < ch.cu_seq_lens[eb + 1]; ++t) {
-        const RowSource& src = rows[static_cast<std::size_t>(t)];
-        const bool own = src.kind == RowKind::context && src.request == e.request && src.position >= e.start &&
-                         src.position < e.start + e.len;
-        if (!own) {
-          ++k.foreign;
-          if (k.first_bad_row < 0) k.first_bad_row = t;
-          if (text) add_to_group(groups, src.request, src.kind, 1, src.position, src.position);
-          continue;
-        }
-        auto& flag = seen[static_cast<std::size_t>(src.position - e.start)];
-        if (flag) {
-          ++k.duplicate;
-          if (k.first_bad_row < 0) k.first_bad_row = t;
-        }
-        flag = 1;
+      if (m.exchange == Exchange::local_attend) {
+        const auto got = attended_locally(m, rows, e.request, p.dcp);
+        receive(
+            e, 0, static_cast<std::int64_t>(got.size()),
+            [&](std::int64_t i) -> const RowSource& { return got[static_cast<std::size_t>(i)]; }, r, seen, text);
+      } else {
+        const std::int64_t lo = ch.cu_seq_lens[eb];
+        receive(
+            e, lo, ch.cu_seq_lens[eb + 1] - lo,
+            [&](std::int64_t i) -> const RowSource& { return rows[static_cast<std::size_t>(lo + i)]; }, r, seen, text);
       }
-      for (std::int64_t i = 0; i < e.len; ++i)
-        if (!seen[static_cast<std::size_t>(i)]) {
-          if (k.missing++ == 0) r.first_missing = e.start + i;
-          r.last_missing = e.start + i;
-        }
       visit(r);
     }
   }

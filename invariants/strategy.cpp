@@ -22,6 +22,8 @@ bool token_level_fits(const Batch& b, const Plan& p) {
 }  // namespace
 
 Strategy choose(Level level, const Batch& b, const Plan& p) {
+  // A family without closed-form interval formulas (FamilyInfo::interval_level) walks tokens.
+  if (!p.version_info().family->interval_level) return {.token = true};
   switch (level) {
     case Level::token: return {.token = true};
     case Level::interval: return {.token = false};

@@ -1,43 +1,24 @@
 #include "reference/dcp/movement.h"
 
 #include <algorithm>
-
-#include "reference/arith/ops.h"
+#include <stdexcept>
+#include <string>
 
 namespace cp {
 
-ChunkMovement chunk_movement(const Plan& p, const Chunk& ch) {
-  ChunkMovement m;
-  m.dcp = p.is_dcp();
-  m.total_rows = ch.total_tokens();
-  if (!m.dcp) {
-    for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-      const auto& e = ch.entries[b];
-      const std::int64_t first =
-          p.gather == GatherKind::page_rounding ? round_down(Int(e.start), Int(p.block)).get() : e.start;
-      m.gather.push_back({e.request, 0, first, ch.cu_seq_lens[b], e.len});
-    }
-    return m;
-  }
-  m.local_rows = ch.local_tokens();
-  m.gathered_rows = (Int(m.local_rows) * p.dcp).get();
-  for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-    const auto& e = ch.entries[b];
-    m.gather.push_back({e.request, 0, e.local_start, ch.padded_local_cu[b], e.padded_local_len});
-  }
-  std::int64_t dst = 0;
-  for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-    const auto& e = ch.entries[b];
-    for (std::int64_t r = 0; r < p.dcp; ++r) {
-      const std::int64_t kept = e.kept[static_cast<std::size_t>(r)];
-      const std::int64_t src = r * m.local_rows + ch.padded_local_cu[b];
-      const std::int64_t n = std::max<std::int64_t>(0, std::min({kept, m.total_rows - dst, m.gathered_rows - src}));
-      if (n > 0) m.reorg.push_back({e.request, static_cast<int>(r), src, dst, n});
-      dst += kept;
-    }
-  }
-  m.reorg_rows = dst;
-  return m;
+ChunkMovement chunk_movement(const Plan& p, const Chunk& ch) { return p.version_info().family->movement(p, ch); }
+
+bool vllm_shaped(const ChunkMovement& m) {
+  return m.exchange != Exchange::local_attend && m.layout == GatherLayout::rank_major && !m.gather_per_rank &&
+         std::all_of(m.reorg.begin(), m.reorg.end(), [](const CopyRun& r) { return r.dst_stride == 1; });
+}
+
+void require_vllm_shaped(const ChunkMovement& m, const char* consumer) {
+  if (!vllm_shaped(m))
+    throw std::invalid_argument(std::string(consumer) +
+                                " executes vLLM's movement only (gather, rank-major all-gather, reorg); this plan's "
+                                "movement (per-rank gathers, an interleaved layout, strided keep runs or local "
+                                "attention) is checked by the invariants but not yet run by the numerics");
 }
 
 }  // namespace cp

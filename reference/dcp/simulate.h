@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reference/caseio/batch.h"
+#include "reference/dcp/movement.h"
 #include "reference/planner/plan.h"
 
 namespace cp {
@@ -40,10 +41,18 @@ RowSource classify(const Batch& b, int request, std::int64_t position);
 
 // Local rows rank `rank` gathers for a chunk, in its local workspace order (rows [0, toks)).
 std::vector<RowSource> gather_rank(const Batch& b, const Plan& p, const Chunk& ch, std::int64_t rank);
+std::vector<RowSource> gather_rank(const Batch& b, const Plan& p, const ChunkMovement& m, std::int64_t rank);
+
+// The all-gather output: every rank's send buffer laid out as the movement's layout says
+// (W * local_rows rows). Under local attention: rank r's attended rows at [r*L, (r+1)*L).
+std::vector<RowSource> all_gather(const Batch& b, const Plan& p, const ChunkMovement& m);
 
 // Workspace rows [0, chunk.total_tokens()) as attention reads them. Under DCP: every rank's
-// gather, the rank-major all-gather and reorg's kept rows; rows reorg did not produce read
-// whatever the buffer held (stale). Without DCP: the version's gather kernel.
+// gather, the all-gather and the keep runs; rows the keep map did not produce read whatever the
+// buffer held (stale). Without DCP: the version's gather kernel. Under local attention: the
+// ranks' attended rows, rank-major (all_gather), merged by LSE afterwards.
 std::vector<RowSource> simulate_chunk(const Batch& b, const Plan& p, const Chunk& ch);
+// The same for a movement given directly (p supplies W and the interleave only).
+std::vector<RowSource> simulate_chunk(const Batch& b, const Plan& p, const ChunkMovement& m);
 
 }  // namespace cp

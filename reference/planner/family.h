@@ -7,10 +7,13 @@
 
 #include <string_view>
 
+#include "reference/planner/movement.h"
+
 namespace cp {
 
 struct Case;
 struct Plan;
+struct Chunk;
 
 struct FamilyInfo {
   std::string_view name;     // as `chunkproof versions` prints it: "floor-divide", "packed"
@@ -20,6 +23,12 @@ struct FamilyInfo {
   // plan.chunks with their DCP movement and records the family's plan-time asserts; sets
   // plan.built when a plan was produced.
   void (*plan)(const Case& c, Plan& plan);
+  // The data movement of one chunk of a built plan, in the one vocabulary of movement.h: what
+  // the engine's gather, collective and reorg (or local attention) do with the chunk's rows.
+  ChunkMovement (*movement)(const Plan& plan, const Chunk& chunk);
+  // The invariants' interval level (catalogue.h: Level) decides this family's plans in closed
+  // form (vLLM's ownership and local-length formulas); without it every walk is token level.
+  bool interval_level = false;
 };
 
 }  // namespace cp

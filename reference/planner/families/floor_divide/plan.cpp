@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "reference/planner/families/floor_divide/family.h"
+#include "reference/planner/families/vllm/movement.h"
 #include "reference/planner/planner_internal.h"
 
 namespace cp::detail {
@@ -90,5 +91,7 @@ const FamilyInfo floor_divide_family{
     .summary = "every prefill gets M = round_down(S // n, rounding); the longest context drives the chunk count",
     .models = "vLLM MLACommonMetadataBuilder.build (S1-S5): max_context_chunk = workspace // num_prefills_with_context",
     .plan = &detail::plan_old,
+    .movement = &vllm_chunk_movement,
+    .interval_level = true,
 };
 }  // namespace cp

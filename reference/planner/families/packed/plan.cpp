@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "reference/planner/families/packed/family.h"
+#include "reference/planner/families/vllm/movement.h"
 #include "reference/planner/planner_internal.h"
 
 namespace cp::detail {
@@ -143,5 +144,7 @@ const FamilyInfo packed_family{
         "aligned point and continues in the next chunk",
     .models = "vLLM plan_mla_context_chunks / build_mla_chunked_context_metadata (#50613, 903ecb17)",
     .plan = &detail::plan_packed,
+    .movement = &vllm_chunk_movement,
+    .interval_level = true,
 };
 }  // namespace cp
