@@ -19,6 +19,9 @@ struct FamilyInfo {
   std::string_view name;     // as `chunkproof versions` prints it: "floor-divide", "packed"
   std::string_view summary;  // one line: how the family splits the context
   std::string_view models;   // the engine function(s) it models
+  // Step 1b of make_plan, after the version's sizing rule set plan.workspace: the rows the
+  // engine allocates (plan.workspace_rows) and the engine's init-time asserts on its config.
+  void (*init)(const Case& c, Plan& plan);
   // Steps 3+ of make_plan (after sizing and the batch split, which every family shares): fills
   // plan.chunks with their DCP movement and records the family's plan-time asserts; sets
   // plan.built when a plan was produced.

@@ -146,6 +146,16 @@ void finish_chunk(Chunk& ch, bool dcp, const std::vector<std::int64_t>& qsl, std
   }
 }
 
+void vllm_init(const Case& c, Plan& plan) {
+  const Int W = c.dcp;
+  plan.workspace_rows = steps::workspace_rows(Int(plan.workspace), W, plan.is_dcp()).get();
+  if (plan.is_dcp() && floormod(Int(plan.workspace), W) != 0)
+    add_assert(plan, "init", "chunked_prefill_workspace_size % dcp_world_size == 0", [&] {
+      return "S=" + std::to_string(plan.workspace) + " W=" + std::to_string(c.dcp) +
+             " (S mod W = " + std::to_string(plan.workspace % c.dcp) + ")";
+    });
+}
+
 void record_forward_asserts(Plan& plan) {
   if (!plan.is_dcp()) return;
   const Int W = plan.dcp, R = plan.workspace_rows, S = plan.workspace;
@@ -223,12 +233,7 @@ void size_plan_workspace(const Case& c, Plan& plan) {
         return "S=" + std::to_string(plan.workspace) + " mns*B=" + std::to_string((mns * B).get());
       });
   }
-  plan.workspace_rows = steps::workspace_rows(Int(plan.workspace), W, plan.is_dcp()).get();
-  if (plan.is_dcp() && floormod(Int(plan.workspace), W) != 0)
-    detail::add_assert(plan, "init", "chunked_prefill_workspace_size % dcp_world_size == 0", [&] {
-      return "S=" + std::to_string(plan.workspace) + " W=" + std::to_string(c.dcp) +
-             " (S mod W = " + std::to_string(plan.workspace % c.dcp) + ")";
-    });
+  vi.family->init(c, plan);
 }
 
 // Step 2: batch split. validate_case guarantees vLLM's order (decodes first, spec §2.1).
@@ -285,7 +290,6 @@ void make_plan_into(const Case& c, Plan& plan) {
     return;
   }
   vi.family->plan(c, plan);
-  if (plan.built) detail::record_forward_asserts(plan);
 }
 
 }  // namespace cp

@@ -18,6 +18,10 @@ void plan_packed(const Case& c, Plan& plan);
 // (qsl: query_start_loc of the case; base: the prefills' first query token).
 void finish_chunk(Chunk& ch, bool dcp, const std::vector<std::int64_t>& qsl, std::int64_t base);
 
+// vLLM's builder __init__ (both vLLM families): R = S + S/W rows under DCP and the init assert
+// S % W == 0.
+void vllm_init(const Case& c, Plan& plan);
+
 // The asserts every DCP forward runs per chunk (spec §3.3, §3.5): the local rows fit the
 // all-gather layout and reorg kept exactly the rows the global plan expects.
 void record_forward_asserts(Plan& plan);

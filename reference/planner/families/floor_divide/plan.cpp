@@ -86,11 +86,20 @@ void plan_old(const Case& c, Plan& plan) {
 }  // namespace cp::detail
 
 namespace cp {
+namespace {
+// The family's plan, then the asserts vLLM's DCP forward runs on it.
+void plan_floor_divide_and_forward(const Case& c, Plan& plan) {
+  detail::plan_old(c, plan);
+  if (plan.built) detail::record_forward_asserts(plan);
+}
+}  // namespace
+
 const FamilyInfo floor_divide_family{
     .name = "floor-divide",
     .summary = "every prefill gets M = round_down(S // n, rounding); the longest context drives the chunk count",
     .models = "vLLM MLACommonMetadataBuilder.build (S1-S5): max_context_chunk = workspace // num_prefills_with_context",
-    .plan = &detail::plan_old,
+    .init = &detail::vllm_init,
+    .plan = &plan_floor_divide_and_forward,
     .movement = &vllm_chunk_movement,
     .interval_level = true,
 };

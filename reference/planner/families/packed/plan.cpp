@@ -137,13 +137,22 @@ void plan_packed(const Case& c, Plan& plan) {
 }  // namespace cp::detail
 
 namespace cp {
+namespace {
+// The family's plan, then the asserts vLLM's DCP forward runs on it.
+void plan_packed_and_forward(const Case& c, Plan& plan) {
+  detail::plan_packed(c, plan);
+  if (plan.built) detail::record_forward_asserts(plan);
+}
+}  // namespace
+
 const FamilyInfo packed_family{
     .name = "packed",
     .summary =
         "requests packed in order into workspace-sized chunks; a request that does not fit is split at an "
         "aligned point and continues in the next chunk",
     .models = "vLLM plan_mla_context_chunks / build_mla_chunked_context_metadata (#50613, 903ecb17)",
-    .plan = &detail::plan_packed,
+    .init = &detail::vllm_init,
+    .plan = &plan_packed_and_forward,
     .movement = &vllm_chunk_movement,
     .interval_level = true,
 };
