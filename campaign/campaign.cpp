@@ -1,4 +1,4 @@
-#include "fuzz/runner/campaign.h"
+#include "campaign/campaign.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -22,11 +22,11 @@
 #include <set>
 #include <sstream>
 
+#include "campaign/heatmap.h"
+#include "campaign/minimize.h"
 #include "fuzz/common/case_codec.h"
 #include "fuzz/common/findings.h"
 #include "fuzz/common/judge.h"
-#include "fuzz/runner/heatmap.h"
-#include "fuzz/runner/minimize.h"
 #include "invariants/catalogue.h"
 #include "invariants/expect.h"
 #include "reference/caseio/regression.h"
@@ -768,7 +768,7 @@ CampaignResult run_campaign(const CampaignOptions& opt, std::ostream& log) {
     write_file_atomic((crashes / ".processed").string(), list);
   }
 
-  // Violation maps: one version and platform over two parameters each (fuzz/runner/heatmap.h),
+  // Violation maps: one version and platform over two parameters each (campaign/heatmap.h),
   // drawn after every completed run; an interrupted run links the ones already drawn.
   std::vector<std::pair<std::string, fs::path>> maps;  // label, SVG
   if (opt.target == "planner") {

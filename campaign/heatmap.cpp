@@ -1,4 +1,4 @@
-#include "fuzz/runner/heatmap.h"
+#include "campaign/heatmap.h"
 
 #include <algorithm>
 #include <cmath>
