@@ -93,12 +93,12 @@ std::string status_text(const CampaignStats& s, double elapsed, double budget, s
 void show(CampaignRun& run, const CampaignStats& s, double el) {
   CampaignStats shown = s;
   if (run.crashes_at_signal >= 0) shown.crashes = run.crashes_at_signal;
-  const std::int64_t found = count_files(run.raw) + count_files(run.crashes);
+  auto found = [&] { return count_files(run.raw) + count_files(run.crashes); };  // only when shown
   if (run.tty)
-    std::fprintf(stderr, "\r\033[K%s", status_text(shown, el, run.opt.max_time, found).c_str());
+    std::fprintf(stderr, "\r\033[K%s", status_text(shown, el, run.opt.max_time, found()).c_str());
   else if (run.opt.status_line && el - run.last_plain >= 15) {
     run.last_plain = el;
-    std::fprintf(stderr, "%s\n", status_text(shown, el, run.opt.max_time, found).c_str());
+    std::fprintf(stderr, "%s\n", status_text(shown, el, run.opt.max_time, found()).c_str());
   }
 }
 
