@@ -99,7 +99,7 @@ cli_test(check_max_memory 2 "over --max-memory.*keys q"
 cli_test(max_memory_bad_value 2 "--max-memory" plan --max-memory lots --case ${OK})
 # 6. Writable folders first.
 cli_test(demo_unwritable_work_dir 2 "--work-dir: cannot create or write" demo --stage plan --work-dir /dev/null/x)
-if(TARGET chunkproof_fuzz_runner)
+if(TARGET chunkproof_campaign)
   cli_test(fuzz_unwritable_findings 2 "--findings-dir: cannot create or write"
            fuzz --engine builtin --max-time 1 --findings-dir /dev/null/x)
   cli_test(fuzz_versions_all 2 "--findings-dir: cannot create or write"  # `all` is accepted: the folder check comes next

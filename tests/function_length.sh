@@ -11,7 +11,7 @@ limit=150
 allow=tests/function_length.allow
 long=$( {
   ctags -R --languages=C++ --langmap=C++:+.hip.cuh --kinds-C++=f --fields=+ne -x --_xformat='%N	%F	%n	%{end}' \
-    reference invariants fuzz kernels tools tests
+    reference invariants fuzz kernels campaign tools tests
   ctags -R --languages=Python --kinds-Python=fm --fields=+ne -x --_xformat='%N	%F	%n	%{end}' python tests tools
 } 2>/dev/null | awk -F '\t' -v L="$limit" '$4 != "" && $4 - $3 + 1 > L {gsub(/ /, "", $1); printf "%s %s %d\n", $1, $2, $4 - $3 + 1}' | sort -u)
 bad=0

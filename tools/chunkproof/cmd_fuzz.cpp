@@ -1,4 +1,4 @@
-// chunkproof fuzz: the campaign runner (fuzz/runner/campaign.h). Start it, leave it, resume it,
+// chunkproof fuzz: the campaign runner (campaign/campaign.h). Start it, leave it, resume it,
 // read report.md in the morning.
 #include <algorithm>
 #include <fstream>
@@ -6,7 +6,7 @@
 #include <iostream>
 #include <thread>
 
-#include "fuzz/runner/campaign.h"
+#include "campaign/campaign.h"
 #include "reference/planner/versions.h"
 #include "tools/chunkproof/cli.h"
 

@@ -1,9 +1,9 @@
 // chunkproof map: a violation map of one version and platform over two parameters
-// (fuzz/runner/heatmap.h), written as SVG (and PNG where a converter is installed).
+// (campaign/heatmap.h), written as SVG (and PNG where a converter is installed).
 #include <charconv>
 #include <iostream>
 
-#include "fuzz/runner/heatmap.h"
+#include "campaign/heatmap.h"
 #include "reference/planner/versions.h"
 #include "tools/chunkproof/cli.h"
 

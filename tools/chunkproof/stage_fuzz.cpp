@@ -1,4 +1,4 @@
-// Demo stage "fuzz": two short campaigns (fuzz/runner/campaign.h) — a legacy version, where a
+// Demo stage "fuzz": two short campaigns (campaign/campaign.h) — a legacy version, where a
 // finding and its case line appear within seconds, and v6-current, where none is expected.
 // Uses the libFuzzer build when one is found (chunkproof fuzz --help: where it looks), else the
 // built-in in-process random search, and says which.
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <streambuf>
 
-#include "fuzz/runner/campaign.h"
+#include "campaign/campaign.h"
 #include "tools/chunkproof/demo.h"
 
 namespace cp::cli {

@@ -1,4 +1,4 @@
-#include "fuzz/runner/minimize.h"
+#include "campaign/minimize.h"
 
 #include <chrono>
 #include <functional>

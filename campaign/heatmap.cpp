@@ -1,4 +1,4 @@
-#include "fuzz/runner/heatmap.h"
+#include "campaign/heatmap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "fuzz/common/plan_cost.h"
-#include "invariants/interval/interval.h"
+#include "invariants/catalogue.h"
 #include "reference/arith/checked_int.h"
 #include "reference/planner/plan.h"
 
@@ -119,7 +119,7 @@ MapCell evaluate_cell(const Case& c) {
     return cell;
   }
   try {
-    const Evaluation ev = interval::evaluate(c);
+    const Evaluation ev = cp::evaluate(c, Level::interval);
     if (ev.outcome == Outcome::assert_fired) {
       cell.category = "assert: " + ev.first_assert()->which;
       cell.detail = ev.first_assert()->detail;
