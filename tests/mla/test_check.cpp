@@ -105,6 +105,39 @@ TEST(MlaChunkInvariance, ThreadsDoNotChangeBits) {
   }
 }
 
+// The vLLM-style path alone runs one pass (stages.h kVllmPasses: a chunk's softmax needs only
+// its own max); with the exact path it rides along in pass 2. Same bits either way: outputs,
+// lse and every chunk's partial.
+TEST(MlaChunkInvariance, VllmAloneHasTheBitsOfTheTwoPassRun) {
+  const Case c = parse_case(
+      "version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=900,0,77,300 q=3,2,4,2 "
+      "heads=4");
+  CheckOptions both, alone;
+  both.keep_outputs = alone.keep_outputs = true;
+  alone.exact = false;
+  const auto a = run_check(c, both), b = run_check(c, alone);
+  ASSERT_EQ(a.exit_code(), 0) << a.one_line();
+  ASSERT_EQ(b.exit_code(), 0) << b.one_line();
+  EXPECT_FALSE(b.exact.ran);
+  EXPECT_EQ(a.attended_rows, b.attended_rows);
+  const auto same_bits = [](const std::vector<float>& x, const std::vector<float>& y, const char* what) {
+    ASSERT_EQ(x.size(), y.size()) << what;
+    ASSERT_FALSE(x.empty()) << what;
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits_of(x[i]), bits_of(y[i])) << what << " element " << i;
+  };
+  for (int f = 0; f < 2; ++f) {
+    same_bits(a.vllm_out[f], b.vllm_out[f], "vllm out");
+    same_bits(a.vllm_lse[f], b.vllm_lse[f], "vllm lse");
+    EXPECT_EQ(a.vllm.flavours[f].max_abs, b.vllm.flavours[f].max_abs);
+  }
+  ASSERT_EQ(a.vllm_partials.size(), b.vllm_partials.size());
+  ASSERT_GT(a.vllm_partials.size(), 2u);
+  for (std::size_t k = 0; k < a.vllm_partials.size(); ++k) {
+    same_bits(a.vllm_partials[k].out, b.vllm_partials[k].out, "partial out");
+    same_bits(a.vllm_partials[k].lse, b.vllm_partials[k].lse, "partial lse");
+  }
+}
+
 // Sampled verification: the chosen heads' elements have exactly the bits of the full run.
 TEST(MlaSampledHeads, SampledHeadsHaveTheFullRunBits) {
   const Case c = parse_case(
