@@ -1,5 +1,5 @@
-// The GPU pipeline for one case (entry layer): the same stages as reference/mla/check.cpp,
-// driven by the same plan (make_plan) — never a recomputed one.
+// The GPU pipeline for one case (entry layer): the stage list of reference/mla/stages.h, as
+// reference/mla/check.cpp walks it, driven by the same plan (make_plan) — never a recomputed one.
 #pragma once
 
 #include <cstdint>
