@@ -16,17 +16,7 @@
 
 namespace cp::gpu {
 
-const char* step_name(Step s) {
-  switch (s) {
-    case Step::gather: return "gather";
-    case Step::all_gather: return "all-gather";
-    case Step::reorg: return "reorg";
-    case Step::up_project: return "up-projection";
-    case Step::attention: return "attention";
-    case Step::merge: return "merge";
-  }
-  return "?";
-}
+const char* step_name(Step s) { return s == Step::collective ? "all-gather" : mla::stage_name(s); }
 
 namespace {
 
@@ -313,7 +303,7 @@ DeviceBuffer<std::uint16_t> gather_and_collect(State& s, const ChunkRef& cr, con
       if (toks > 0) copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * s.R, local.data(), local.bytes());
     }
   }
-  s.digest(Step::all_gather, -1, {{G.data(), G.bytes()}});
+  s.digest(Step::collective, -1, {{G.data(), G.bytes()}});
   return G;
 }
 
@@ -426,7 +416,7 @@ void scores(State& s, Work& w, const Piece& p, bool causal) {
                 causal, s.in.scale, causal ? w.suf_store.data() : w.store.data(), causal ? 0 : w.key0, w.mx_key.data());
   const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
   const float* sp = causal ? w.suf_store.data() : w.store.data() + static_cast<std::size_t>(w.key0) * th;
-  s.digest(Step::attention, -1, {{sp, static_cast<std::size_t>(p.n) * th * sizeof(float)}});
+  s.digest(Step::scores, -1, {{sp, static_cast<std::size_t>(p.n) * th * sizeof(float)}});
   s.st.end();
 }
 
@@ -441,7 +431,7 @@ void accumulate(State& s, Work& w, const Piece& p, bool causal, DeviceBuffer<flo
     if (s.o.poison) s.scratch.poison();
     launch_exact_accumulate(store, key0, p.n, causal, w.qn, s.N, s.Vd, w.mx.data(), vp, s.scratch.data(), w.num.data(),
                             w.den.data());
-    s.digest(Step::attention, -1, {{w.num.data(), w.num.bytes()}, {w.den.data(), w.den.bytes()}});
+    s.digest(Step::accumulate, -1, {{w.num.data(), w.num.bytes()}, {w.den.data(), w.den.bytes()}});
     s.st.end();
   }
   if (!s.o.vllm) return;
@@ -454,7 +444,7 @@ void accumulate(State& s, Work& w, const Piece& p, bool causal, DeviceBuffer<flo
     pl.poison();
   }
   launch_vllm_partial(store, key0, p.n, causal, w.qn, s.N, s.Vd, vp, po.data(), pl.data());
-  s.digest(Step::attention, -1, {{po.data(), po.bytes()}, {pl.data(), pl.bytes()}});
+  s.digest(Step::accumulate, -1, {{po.data(), po.bytes()}, {pl.data(), pl.bytes()}});
   if (s.o.keep_partials && !causal && p.entry >= 0)
     s.res.partials.push_back({s.cur_chunk, p.entry, w.request, w.qn, w.token0, po.get(), pl.get()});
   s.st.end();
