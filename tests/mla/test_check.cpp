@@ -10,6 +10,7 @@
 #include "reference/caseio/regression.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
+#include "reference/mla/stages.h"
 #include "tests/mla/narrow_dims.h"
 
 namespace cp::mla {
@@ -103,6 +104,31 @@ TEST(MlaChunkInvariance, ThreadsDoNotChangeBits) {
     same_bits(a.vllm_out[f], b.vllm_out[f], "vllm out");
     same_bits(a.vllm_lse[f], b.vllm_lse[f], "vllm lse");
   }
+}
+
+// stages.h: the list is in pipeline order, and each path's passes run the workspace stages and
+// the up-projection every pass, scores, accumulate and merge once each (the scores first: the
+// exact path needs the global max before any exp), normalize after the passes.
+TEST(MlaStages, EachPathScoresAccumulatesAndMergesOnce) {
+  for (std::size_t i = 0; i < std::size(kStages); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kStages[i]), i) << stage_name(kStages[i]);
+  for (const auto& [exact, vllm] :
+       std::initializer_list<std::pair<bool, bool>>{{true, true}, {true, false}, {false, true}}) {
+    int scores = 0, accumulate = 0, merge = 0;
+    for (const Pass& p : passes(exact, vllm)) {
+      for (Stage s : {Stage::gather, Stage::collective, Stage::reorg, Stage::up_project}) EXPECT_TRUE(p.has(s));
+      EXPECT_FALSE(p.has(Stage::normalize));
+      EXPECT_TRUE(!p.has(Stage::merge) || p.has(Stage::accumulate));
+      scores += p.has(Stage::scores);
+      if (p.has(Stage::accumulate) && scores == 0) ADD_FAILURE() << "accumulate before scores";
+      accumulate += p.has(Stage::accumulate);
+      merge += p.has(Stage::merge);
+    }
+    EXPECT_EQ(scores, 1) << exact << vllm;
+    EXPECT_EQ(accumulate, 1) << exact << vllm;
+    EXPECT_EQ(merge, 1) << exact << vllm;
+  }
+  EXPECT_TRUE(passes(false, false).empty());
 }
 
 // The vLLM-style path alone runs one pass (stages.h kVllmPasses: a chunk's softmax needs only
