@@ -1,34 +1,30 @@
+// The GPU pipeline for one case (pipeline.h): the stage list of reference/mla/stages.h, one
+// function per stage over an explicit State, walked pass by pass as the CPU's CheckRun walks it.
 #include "kernels/harness/pipeline.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <utility>
 
 #include "kernels/collective.h"
 #include "kernels/mla_launch.h"
 #include "kernels/runtime.h"
 #include "reference/dcp/movement.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/stages.h"
 
 namespace cp::gpu {
 
-const char* step_name(Step s) {
-  switch (s) {
-    case Step::gather: return "gather";
-    case Step::all_gather: return "all-gather";
-    case Step::reorg: return "reorg";
-    case Step::up_project: return "up-projection";
-    case Step::attention: return "attention";
-    case Step::merge: return "merge";
-  }
-  return "?";
-}
+const char* step_name(Step s) { return s == Step::collective ? "all-gather" : mla::stage_name(s); }
 
 namespace {
 
 using mla::ExactAcc;
+using mla::Pass;
 
-struct Stage {
+// Host-synchronised stage timing (o.time_stages), accumulated per stage name.
+struct StageTimer {
   const PipelineOptions& o;
   PipelineResult& r;
   Timer t;
@@ -70,6 +66,7 @@ struct Piece {
   int entry = -1;  // the chunk entry it comes from (-1: unchunked or causal suffix)
 };
 
+// One prefill request's running state on the device.
 struct Work {
   int request = 0, qn = 0;
   std::int64_t ctx = 0, token0 = 0, key0 = 0, keys = 0;
@@ -81,431 +78,514 @@ struct Work {
   DeviceBuffer<std::uint16_t> suffix;  // multi-rank: the new tokens' own KV rows
 };
 
+// The key pieces of one "chunk": a plan chunk, or one unchunked request.
+struct ChunkRef {
+  const Chunk* ch;  // null: unchunked request `work`
+  int work;
+  std::size_t index;
+};
+
 // Grow-only reuse of a scratch buffer (no allocation inside a timed stage once it is big enough).
 template <class T>
 void ensure(DeviceBuffer<T>& b, std::size_t n) {
   if (b.size() < n) b = DeviceBuffer<T>(n);
 }
 
-}  // namespace
+std::size_t at_least_1(std::int64_t n) { return static_cast<std::size_t>(std::max<std::int64_t>(n, 1)); }
 
-PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& in, const PipelineOptions& o) {
-  PipelineResult res;
-  Stage st{o, res, {}, {}};
-  Timer total;
-  total.start();
-  const mla::Shape& s = in.s;
-  const int R = s.row(), N = s.N, Pn = s.Pn, Rr = s.Rr, Vd = s.Vd;
-  const std::int64_t W = c.dcp;
-  Communicator* const comm = o.comm;
-  if (comm && (comm->ranks() != W || !o.chunked))
-    throw std::logic_error("run_pipeline: a multi-rank run needs ranks == dcp and a chunked run");
-  const int my_rank = comm ? comm->rank() : -1;
+// Everything one run holds: the case on the device, the works, the stages' scratch, the result.
+struct State {
+  State(const Case& c_, const Plan& plan_, const mla::Inputs& in_, const PipelineOptions& o_, PipelineResult& res_)
+      : c(c_),
+        plan(plan_),
+        in(in_),
+        o(o_),
+        res(res_),
+        st{o_, res_, {}, {}},
+        R(in_.s.row()),
+        N(in_.s.N),
+        Pn(in_.s.Pn),
+        Rr(in_.s.Rr),
+        Vd(in_.s.Vd),
+        W(c_.dcp),
+        comm(o_.comm),
+        my_rank(o_.comm ? o_.comm->rank() : -1) {}
 
-  // The paged cache: one device buffer per rank (multi-rank: only this rank's), block tables.
+  const Case& c;
+  const Plan& plan;
+  const mla::Inputs& in;
+  const PipelineOptions& o;
+  PipelineResult& res;
+  StageTimer st;
+  const int R, N, Pn, Rr, Vd;
+  const std::int64_t W;
+  Communicator* const comm;
+  const int my_rank;
+  // The paged cache (one device buffer per rank; multi-rank: only this rank's) and the weights.
   std::vector<DeviceBuffer<std::uint16_t>> shards;
+  DeviceBuffer<const std::uint16_t*> shard_dev;
+  DeviceBuffer<std::int64_t> bt_dev, bt_off_dev, bt_len_dev;
+  CacheView cv{};
+  DeviceBuffer<float> w_uk, w_uv;
+  DeviceBuffer<std::uint16_t> w_uk_b, w_uv_b;  // --mode fast: the weights as bf16 bits
+  // Works, one per prefill, in prefill order; the chunks of the run.
+  std::vector<Work> works;
+  std::vector<int> work_of;
+  std::int64_t T = 0;
+  std::vector<ChunkRef> chunks;
+  // The stages' buffers: the workspace rows and their pieces, K and V, the exact scratch.
+  DeviceBuffer<std::uint16_t> ws;
+  std::vector<Piece> pieces;
+  DeviceBuffer<float> kn, kpe, v;
+  DeviceBuffer<ExactAcc> scratch;
+  // Digests (o.digests): the pass and chunk the next steps belong to.
+  int cur_pass = 0, cur_chunk = 0;
+
+  Work& work(int k) { return works[static_cast<std::size_t>(k)]; }
+  void digest(Step step, int rank, std::initializer_list<Span> spans) {
+    if (o.digests) res.digests.push_back({cur_pass, cur_chunk, step, rank, hash_device(spans)});
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Set-up: the case on the device, the works and the chunks.
+
+void upload_cache(State& s) {
   std::vector<const std::uint16_t*> shard_ptrs;
-  for (std::size_t r = 0; r < in.shard.size(); ++r) {
-    if (comm && static_cast<int>(r) != my_rank) {
+  for (std::size_t r = 0; r < s.in.shard.size(); ++r) {
+    if (s.comm && static_cast<int>(r) != s.my_rank) {
       shard_ptrs.push_back(nullptr);
       continue;
     }
-    shards.emplace_back(in.shard[r]);
-    shard_ptrs.push_back(shards.back().data());
+    s.shards.emplace_back(s.in.shard[r]);
+    shard_ptrs.push_back(s.shards.back().data());
   }
-  DeviceBuffer<const std::uint16_t*> shard_dev(shard_ptrs);
+  s.shard_dev = DeviceBuffer<const std::uint16_t*>(shard_ptrs);
   std::vector<std::int64_t> bt, bt_off, bt_len;
-  for (const auto& t : in.block_table) {
+  for (const auto& t : s.in.block_table) {
     bt_off.push_back(static_cast<std::int64_t>(bt.size()));
     bt_len.push_back(static_cast<std::int64_t>(t.size()));
     bt.insert(bt.end(), t.begin(), t.end());
   }
   if (bt.empty()) bt.push_back(0);
-  DeviceBuffer<std::int64_t> bt_dev(bt), bt_off_dev(bt_off), bt_len_dev(bt_len);
-  CacheView cv{shard_dev.data(), bt_dev.data(), bt_off_dev.data(), bt_len_dev.data(), in.B, in.W, in.I, R, in.seed};
-  DeviceBuffer<float> w_uk(in.w_uk), w_uv(in.w_uv);
+  s.bt_dev = DeviceBuffer<std::int64_t>(bt);
+  s.bt_off_dev = DeviceBuffer<std::int64_t>(bt_off);
+  s.bt_len_dev = DeviceBuffer<std::int64_t>(bt_len);
+  s.cv = CacheView{
+      s.shard_dev.data(), s.bt_dev.data(), s.bt_off_dev.data(), s.bt_len_dev.data(), s.in.B, s.in.W, s.in.I, s.R,
+      s.in.seed};
+  s.w_uk = DeviceBuffer<float>(s.in.w_uk);
+  s.w_uv = DeviceBuffer<float>(s.in.w_uv);
   // --mode fast: W as bf16 bits for the matrix units (exact: the weights are bf16 values).
   auto bf16_bits = [&](const std::vector<float>& w) {
-    std::vector<std::uint16_t> b(o.fast ? w.size() : 0);
+    std::vector<std::uint16_t> b(s.o.fast ? w.size() : 0);
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = mla::float_to_bf16(w[i]);
     return b;
   };
-  DeviceBuffer<std::uint16_t> w_uk_b(bf16_bits(in.w_uk)), w_uv_b(bf16_bits(in.w_uv));
+  s.w_uk_b = DeviceBuffer<std::uint16_t>(bf16_bits(s.in.w_uk));
+  s.w_uv_b = DeviceBuffer<std::uint16_t>(bf16_bits(s.in.w_uv));
+}
 
-  // Works, one per prefill, in prefill order.
-  std::vector<Work> works(plan.prefills.size());
-  std::vector<int> work_of(c.ctx.size(), -1);
-  std::int64_t T = 0;
-  for (std::size_t k = 0; k < plan.prefills.size(); ++k) {
-    Work& w = works[k];
-    w.request = plan.prefills[k];
-    w.qn = static_cast<int>(c.q[static_cast<std::size_t>(w.request)]);
-    w.ctx = c.ctx[static_cast<std::size_t>(w.request)];
-    w.token0 = T;
-    T += w.qn;
-    work_of[static_cast<std::size_t>(w.request)] = static_cast<int>(k);
+// Works in prefill order, and the chunks: the plan's, or one per request (unchunked), with the
+// number of keys each work attends.
+void make_works(State& s) {
+  s.works.resize(s.plan.prefills.size());
+  s.work_of.assign(s.c.ctx.size(), -1);
+  for (std::size_t k = 0; k < s.plan.prefills.size(); ++k) {
+    Work& w = s.works[k];
+    w.request = s.plan.prefills[k];
+    w.qn = static_cast<int>(s.c.q[static_cast<std::size_t>(w.request)]);
+    w.ctx = s.c.ctx[static_cast<std::size_t>(w.request)];
+    w.token0 = s.T;
+    s.T += w.qn;
+    s.work_of[static_cast<std::size_t>(w.request)] = static_cast<int>(k);
   }
-
-  // The key pieces of every "chunk": the plan's chunks, or one per request (unchunked).
-  struct ChunkRef {
-    const Chunk* ch;  // null: unchunked request `work`
-    int work;
-    std::size_t index;
-  };
-  std::vector<ChunkRef> chunks;
-  if (o.chunked)
-    for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci) chunks.push_back({&plan.chunks[ci], -1, ci});
+  if (s.o.chunked)
+    for (std::size_t ci = 0; ci < s.plan.chunks.size(); ++ci) s.chunks.push_back({&s.plan.chunks[ci], -1, ci});
   else
-    for (std::size_t k = 0; k < works.size(); ++k)
-      if (works[k].ctx > 0) chunks.push_back({nullptr, static_cast<int>(k), 0});
-  for (const auto& cr : chunks) {
-    if (cr.ch)
-      for (std::size_t b = 0; b < cr.ch->entries.size(); ++b)
-        works[static_cast<std::size_t>(work_of[static_cast<std::size_t>(cr.ch->entries[b].request)])].keys +=
-            cr.ch->cu_seq_lens[b + 1] - cr.ch->cu_seq_lens[b];
-    else
-      works[static_cast<std::size_t>(cr.work)].keys += works[static_cast<std::size_t>(cr.work)].ctx;
+    for (std::size_t k = 0; k < s.works.size(); ++k)
+      if (s.works[k].ctx > 0) s.chunks.push_back({nullptr, static_cast<int>(k), 0});
+  for (const auto& cr : s.chunks) {
+    if (!cr.ch) {
+      s.work(cr.work).keys += s.work(cr.work).ctx;
+      continue;
+    }
+    for (std::size_t b = 0; b < cr.ch->entries.size(); ++b)
+      s.work(s.work_of[static_cast<std::size_t>(cr.ch->entries[b].request)]).keys +=
+          cr.ch->cu_seq_lens[b + 1] - cr.ch->cu_seq_lens[b];
   }
-  for (auto& w : works) {
-    const std::size_t th = static_cast<std::size_t>(w.qn) * N;
-    w.q = DeviceBuffer<float>(in.query[static_cast<std::size_t>(w.request)]);
-    w.store = DeviceBuffer<float>(static_cast<std::size_t>(std::max<std::int64_t>(w.keys, 1)) * th);
+}
+
+// Every work's device buffers (scores store, max, exact sums, running partials), and the outputs.
+void allocate_works(State& s) {
+  for (auto& w : s.works) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+    w.q = DeviceBuffer<float>(s.in.query[static_cast<std::size_t>(w.request)]);
+    w.store = DeviceBuffer<float>(at_least_1(w.keys) * th);
     w.suf_store = DeviceBuffer<float>(static_cast<std::size_t>(w.qn) * th);
     w.mx = DeviceBuffer<float>(th);
     w.mx_key = DeviceBuffer<std::uint32_t>(th);
     w.mx_key.zero();
-    if (o.poison) {
+    if (s.o.poison) {
       w.store.poison();
       w.suf_store.poison();
     }
-    if (o.exact) {
-      w.num = DeviceBuffer<ExactAcc>(th * static_cast<std::size_t>(Vd));
+    if (s.o.exact) {
+      w.num = DeviceBuffer<ExactAcc>(th * static_cast<std::size_t>(s.Vd));
       w.den = DeviceBuffer<ExactAcc>(th);
       launch_init_acc(w.num.data(), static_cast<std::int64_t>(w.num.size()));
       launch_init_acc(w.den.data(), static_cast<std::int64_t>(w.den.size()));
     }
     for (int f = 0; f < 2; ++f) {
-      w.part_out[f] = DeviceBuffer<float>(th * static_cast<std::size_t>(Vd));
+      w.part_out[f] = DeviceBuffer<float>(th * static_cast<std::size_t>(s.Vd));
       w.part_lse[f] = DeviceBuffer<float>(th);
     }
-    if (comm) {  // the same rows the emulation gathers from the cache (in.fetch: same bits)
-      std::vector<std::uint16_t> rows(static_cast<std::size_t>(w.qn) * R);
-      for (int k = 0; k < w.qn; ++k) in.fetch(w.request, w.ctx + k, rows.data() + static_cast<std::size_t>(k) * R);
+    if (s.comm) {  // the same rows the emulation gathers from the cache (in.fetch: same bits)
+      std::vector<std::uint16_t> rows(static_cast<std::size_t>(w.qn) * s.R);
+      for (int k = 0; k < w.qn; ++k) s.in.fetch(w.request, w.ctx + k, rows.data() + static_cast<std::size_t>(k) * s.R);
       w.suffix = DeviceBuffer<std::uint16_t>(rows);
     }
   }
-
-  // Digests (o.digests): the pass and chunk the next steps belong to.
-  int cur_pass = 0, cur_chunk = 0;
-  auto digest = [&](Step step, int rank, std::initializer_list<Span> spans) {
-    if (o.digests) res.digests.push_back({cur_pass, cur_chunk, step, rank, hash_device(spans)});
-  };
-
-  // Builds a chunk's workspace rows on the device: the version's gather (dcp=1), or per-rank
-  // cp_gather_cache into separate buffers + all-gather + reorg (DCP). Returns the pieces.
-  DeviceBuffer<std::uint16_t> ws;
-  auto build = [&](const ChunkRef& cr, std::vector<Piece>& pieces) -> std::int64_t {
-    pieces.clear();
-    cur_chunk = cr.ch ? static_cast<int>(cr.index) : -2 - cr.work;
-    st.begin("gather");
-    std::int64_t rows_total = 0;
-    if (!cr.ch) {
-      const Work& w = works[static_cast<std::size_t>(cr.work)];
-      rows_total = w.ctx;
-      ensure(ws, static_cast<std::size_t>(std::max<std::int64_t>(rows_total, 1)) * R);
-      if (o.poison) ws.poison();
-      DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, 0, 0, rows_total}});
-      launch_gather_positions(cv, e.data(), 1, rows_total, ws.data());
-      pieces.push_back({cr.work, 0, rows_total});
-      st.end();
-      return rows_total;
-    }
-    const Chunk& ch = *cr.ch;
-    rows_total = ch.total_tokens();
-    ensure(ws, static_cast<std::size_t>(std::max<std::int64_t>(rows_total, 1)) * R);
-    const ChunkMovement mv = chunk_movement(plan, ch);  // the one description of the data path
-    std::vector<GatherEntry> es;
-    for (const auto& g : mv.gather) es.push_back({g.request, g.src, g.dst, g.len});
-    DeviceBuffer<GatherEntry> ed(es);
-    if (!mv.dcp) {
-      if (o.poison) ws.poison();
-      launch_gather_positions(cv, ed.data(), static_cast<int>(es.size()), rows_total, ws.data());
-    } else {
-      const std::int64_t toks = mv.local_rows;
-      DeviceBuffer<std::uint16_t> G(static_cast<std::size_t>(mv.gathered_rows) * R);
-      if (o.poison) G.poison();
-      if (comm) {  // this rank's cp_gather_cache, then the all-gather through NCCL/RCCL
-        DeviceBuffer<std::uint16_t> local(static_cast<std::size_t>(toks) * R);
-        if (o.poison) local.poison();
-        launch_gather_local(cv, my_rank, ed.data(), static_cast<int>(es.size()), toks, local.data());
-        digest(Step::gather, my_rank, {{local.data(), local.bytes()}});
-        st.end();
-        const std::string what =
-            "all-gather of chunk " + std::to_string(cr.index) + " (pass " + std::to_string(cur_pass) + ")";
-        if (o.time_stages) {  // the ranks' skew first, apart, so the all-gather time is the transfer
-          st.begin("rank skew (barrier)");
-          comm->barrier("barrier before the " + what);
-          st.end();
-        }
-        // Timed by events around the collective itself (kernels/multi/collective.hip), not by a
-        // host-synchronised stage timer: the stage is the transfer.
-        double ms = 0;
-        if (toks > 0) comm->all_gather(local.data(), G.data(), local.bytes(), what, o.time_stages ? &ms : nullptr);
-        if (o.time_stages) {
-          res.stage_ms["all-gather"] += std::abs(ms);
-          res.all_gathers.push_back(
-              {cur_pass, static_cast<int>(cr.index), static_cast<std::int64_t>(local.bytes()), ms});
-        }
-        st.begin("reorg");
-      } else {
-        for (std::int64_t r = 0; r < W; ++r) {  // each rank gathers into its own buffer
-          DeviceBuffer<std::uint16_t> local(static_cast<std::size_t>(toks) * R);
-          if (o.poison) local.poison();
-          launch_gather_local(cv, r, ed.data(), static_cast<int>(es.size()), toks, local.data());
-          digest(Step::gather, static_cast<int>(r), {{local.data(), local.bytes()}});
-          if (toks > 0) copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * R, local.data(), local.bytes());
-        }
-      }
-      digest(Step::all_gather, -1, {{G.data(), G.bytes()}});
-      // Reorg (un-pad): the workspace's stale contents, then the kept rows.
-      launch_fill_garbage(cv, 1000 + cr.index, rows_total, ws.data());
-      std::vector<CopySegment> segs;
-      std::int64_t maxc = 0;
-      for (const auto& run : mv.reorg) {
-        segs.push_back({run.src, run.dst, run.len});
-        maxc = std::max(maxc, run.len);
-      }
-      DeviceBuffer<CopySegment> sd(segs);
-      launch_copy_rows(sd.data(), static_cast<int>(segs.size()), maxc, R, G.data(), ws.data());
-      digest(Step::reorg, -1, {{ws.data(), static_cast<std::size_t>(rows_total) * R * sizeof(std::uint16_t)}});
-    }
-    for (std::size_t b = 0; b < ch.entries.size(); ++b)
-      pieces.push_back({work_of[static_cast<std::size_t>(ch.entries[b].request)], ch.cu_seq_lens[b],
-                        ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b], static_cast<int>(b)});
-    st.end();
-    return rows_total;
-  };
-
-  // The causal suffix rows of a work: its new tokens' own latent KV.
-  auto build_suffix = [&](const Work& w) {
-    cur_chunk = -1;
-    st.begin("gather");
-    ensure(ws, static_cast<std::size_t>(std::max(w.qn, 1)) * R);
-    if (o.poison) ws.poison();
-    if (comm) {
-      if (w.qn > 0) copy_d2d(ws.data(), w.suffix.data(), w.suffix.bytes());
-    } else {
-      DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, w.ctx, 0, w.qn}});
-      launch_gather_positions(cv, e.data(), 1, w.qn, ws.data());
-    }
-    st.end();
-  };
-
-  DeviceBuffer<float> kn, kpe, v;
-  auto up = [&](std::int64_t rows, bool key) {
-    if (key) {
-      st.begin("up-project K");
-      ensure(kn, static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * N * Pn);
-      ensure(kpe, static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * std::max(Rr, 1));
-      if (o.poison) {
-        kn.poison();
-        kpe.poison();
-      }
-      if (o.fast)
-        launch_up_project_fast(ws.data(), rows, s.L, Rr, N, Pn, w_uk_b.data(), kn.data(), kpe.data());
-      else
-        launch_up_project(ws.data(), rows, s.L, Rr, N, Pn, w_uk.data(), kn.data(), kpe.data());
-      digest(Step::up_project, -1,
-             {{kn.data(), static_cast<std::size_t>(rows) * N * Pn * sizeof(float)},
-              {kpe.data(), static_cast<std::size_t>(rows) * Rr * sizeof(float)}});
-    } else {
-      st.begin("up-project V");
-      ensure(v, static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * N * Vd);
-      if (o.poison) v.poison();
-      if (o.fast)
-        launch_up_project_fast(ws.data(), rows, s.L, Rr, N, Vd, w_uv_b.data(), v.data(), nullptr);
-      else
-        launch_up_project(ws.data(), rows, s.L, Rr, N, Vd, w_uv.data(), v.data(), nullptr);
-      digest(Step::up_project, -1, {{v.data(), static_cast<std::size_t>(rows) * N * Vd * sizeof(float)}});
-    }
-    st.end();
-  };
-  auto scores = [&](Work& w, const Piece& p, bool causal) {
-    st.begin("scores + max");
-    launch_scores(w.q.data(), w.qn, N, Pn, Rr, kn.data() + p.cu * N * Pn, kpe.data() + p.cu * Rr, p.n, causal, in.scale,
-                  causal ? w.suf_store.data() : w.store.data(), causal ? 0 : w.key0, w.mx_key.data());
-    {
-      const std::size_t th = static_cast<std::size_t>(w.qn) * N;
-      const float* sp = causal ? w.suf_store.data() : w.store.data() + static_cast<std::size_t>(w.key0) * th;
-      digest(Step::attention, -1, {{sp, static_cast<std::size_t>(p.n) * th * sizeof(float)}});
-    }
-    if (!causal) w.key0 += p.n;
-    st.end();
-  };
-  DeviceBuffer<ExactAcc> scratch;
-  auto accumulate = [&](Work& w, const Piece& p, bool causal) {
-    const float* store = causal ? w.suf_store.data() : w.store.data();
-    const std::int64_t key0 = causal ? 0 : w.key0;
-    const float* vp = v.data() + p.cu * N * Vd;
-    if (o.exact) {
-      st.begin("exact accumulate");
-      const auto need = static_cast<std::size_t>(exact_scratch_size(p.n, w.qn, N, Vd));
-      ensure(scratch, need);
-      if (o.poison) scratch.poison();
-      launch_exact_accumulate(store, key0, p.n, causal, w.qn, N, Vd, w.mx.data(), vp, scratch.data(), w.num.data(),
-                              w.den.data());
-      digest(Step::attention, -1, {{w.num.data(), w.num.bytes()}, {w.den.data(), w.den.bytes()}});
-      st.end();
-    }
-    if (o.vllm) {
-      st.begin("vllm partial");
-      const std::size_t th = static_cast<std::size_t>(w.qn) * N;
-      DeviceBuffer<float> po(th * Vd), pl(th);
-      if (o.poison) {
-        po.poison();
-        pl.poison();
-      }
-      launch_vllm_partial(store, key0, p.n, causal, w.qn, N, Vd, vp, po.data(), pl.data());
-      digest(Step::attention, -1, {{po.data(), po.bytes()}, {pl.data(), pl.bytes()}});
-      if (o.keep_partials && !causal && p.entry >= 0)
-        res.partials.push_back({cur_chunk, p.entry, w.request, w.qn, w.token0, po.get(), pl.get()});
-      st.end();
-      st.begin("merge");
-      if (causal) {
-        const std::size_t base = static_cast<std::size_t>(w.token0) * N * Vd;
-        for (int f = 0; f < 2; ++f) {
-          if (!w.have_part) {  // never in a chunk: (0, -inf)
-            w.part_out[f].zero();
-            std::vector<float> ninf(th, mla::neg_inf());
-            w.part_lse[f].put(ninf);
-          }
-          DeviceBuffer<float> mo(th * Vd), ml(th);
-          if (o.poison) {
-            mo.poison();
-            ml.poison();
-          }
-          launch_merge(f, w.qn, N, Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
-                       ml.data());
-          digest(Step::merge, -1, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
-          auto host = mo.get();
-          const auto lse = ml.get();  // [N][qn]
-          for (int t = 0; t < w.qn; ++t)
-            for (int h = 0; h < N; ++h)
-              res.vllm_lse[f][static_cast<std::size_t>(w.token0 + t) * N + h] =
-                  lse[static_cast<std::size_t>(h) * w.qn + t];
-          if (plan.prefill_tokens_with_context) {
-            const auto pof = po.get();
-            for (int t = 0; t < w.qn; ++t)
-              if (w.token0 + t >= *plan.prefill_tokens_with_context)
-                std::copy(pof.begin() + static_cast<long>(t) * N * Vd, pof.begin() + static_cast<long>(t + 1) * N * Vd,
-                          host.begin() + static_cast<long>(t) * N * Vd);
-          }
-          std::copy(host.begin(), host.end(), res.vllm[f].begin() + static_cast<long>(base));
-        }
-      } else {
-        for (int f = 0; f < 2; ++f) {
-          if (!w.have_part) {
-            copy_d2d(w.part_out[f].data(), po.data(), po.bytes());
-            copy_d2d(w.part_lse[f].data(), pl.data(), pl.bytes());
-            continue;
-          }
-          DeviceBuffer<float> mo(th * Vd), ml(th);
-          if (o.poison) {
-            mo.poison();
-            ml.poison();
-          }
-          launch_merge(f, w.qn, N, Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
-                       ml.data());
-          digest(Step::merge, -1, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
-          w.part_out[f] = std::move(mo);
-          w.part_lse[f] = std::move(ml);
-        }
-        w.have_part = true;
-      }
-      st.end();
-    }
-  };
-
   for (int f = 0; f < 2; ++f) {
-    res.vllm[f].assign(static_cast<std::size_t>(T) * N * Vd, 0.0f);
-    res.vllm_lse[f].assign(o.vllm ? static_cast<std::size_t>(T) * N : 0, 0.0f);
+    s.res.vllm[f].assign(static_cast<std::size_t>(s.T) * s.N * s.Vd, 0.0f);
+    s.res.vllm_lse[f].assign(s.o.vllm ? static_cast<std::size_t>(s.T) * s.N : 0, 0.0f);
   }
-  std::vector<Piece> pieces;
-  if (o.exact) {
-    // Pass 1: K, scores, global max over every attended key (context pieces + causal suffix).
-    cur_pass = 1;
-    for (const auto& cr : chunks) {
-      const std::int64_t rows = build(cr, pieces);
-      up(rows, true);
-      for (const auto& p : pieces) scores(works[static_cast<std::size_t>(p.work)], p, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The workspace stages: gather, collective, reorg.
+
+// gather, one rank (DCP): cp_gather_cache of this rank's padded local rows from its own shard.
+DeviceBuffer<std::uint16_t> gather_local(State& s, int rank, const DeviceBuffer<GatherEntry>& ed, int n_entries,
+                                         std::int64_t toks) {
+  DeviceBuffer<std::uint16_t> local(static_cast<std::size_t>(toks) * s.R);
+  if (s.o.poison) local.poison();
+  launch_gather_local(s.cv, rank, ed.data(), n_entries, toks, local.data());
+  s.digest(Step::gather, rank, {{local.data(), local.bytes()}});
+  return local;
+}
+
+// collective (multi-rank): the all-gather of this rank's local rows through NCCL/RCCL, timed
+// by events around the collective itself (kernels/multi/collective.hip), the ranks' skew apart.
+void collective(State& s, const ChunkRef& cr, const DeviceBuffer<std::uint16_t>& local, DeviceBuffer<std::uint16_t>& G,
+                std::int64_t toks) {
+  const std::string what =
+      "all-gather of chunk " + std::to_string(cr.index) + " (pass " + std::to_string(s.cur_pass) + ")";
+  if (s.o.time_stages) {  // the ranks' skew first, apart, so the all-gather time is the transfer
+    s.st.begin("rank skew (barrier)");
+    s.comm->barrier("barrier before the " + what);
+    s.st.end();
+  }
+  double ms = 0;
+  if (toks > 0) s.comm->all_gather(local.data(), G.data(), local.bytes(), what, s.o.time_stages ? &ms : nullptr);
+  if (s.o.time_stages) {
+    s.res.stage_ms["all-gather"] += std::abs(ms);
+    s.res.all_gathers.push_back({s.cur_pass, static_cast<int>(cr.index), static_cast<std::int64_t>(local.bytes()), ms});
+  }
+}
+
+// gather + collective (DCP): the all-gather's output, rank-major. Multi-rank: this rank's gather
+// and the library's all-gather; emulated: every rank's gather into its own buffer, then device
+// copies. The timer runs as "gather" on entry; multi-rank, it leaves as "reorg".
+DeviceBuffer<std::uint16_t> gather_and_collect(State& s, const ChunkRef& cr, const ChunkMovement& mv,
+                                               const DeviceBuffer<GatherEntry>& ed, int n_entries) {
+  const std::int64_t toks = mv.local_rows;
+  DeviceBuffer<std::uint16_t> G(static_cast<std::size_t>(mv.gathered_rows) * s.R);
+  if (s.o.poison) G.poison();
+  if (s.comm) {
+    const DeviceBuffer<std::uint16_t> local = gather_local(s, s.my_rank, ed, n_entries, toks);
+    s.st.end();
+    collective(s, cr, local, G, toks);
+    s.st.begin("reorg");
+  } else {
+    for (std::int64_t r = 0; r < s.W; ++r) {
+      const DeviceBuffer<std::uint16_t> local = gather_local(s, static_cast<int>(r), ed, n_entries, toks);
+      if (toks > 0) copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * s.R, local.data(), local.bytes());
     }
-    for (auto& w : works) {
-      build_suffix(w);
-      up(w.qn, true);
-      scores(w, Piece{0, 0, w.qn}, true);
+  }
+  s.digest(Step::collective, -1, {{G.data(), G.bytes()}});
+  return G;
+}
+
+// reorg (un-pad): the workspace's stale contents, then the kept rows of the all-gather output.
+void reorg(State& s, const ChunkRef& cr, const ChunkMovement& mv, const DeviceBuffer<std::uint16_t>& G,
+           std::int64_t rows) {
+  launch_fill_garbage(s.cv, 1000 + cr.index, rows, s.ws.data());
+  std::vector<CopySegment> segs;
+  std::int64_t maxc = 0;
+  for (const auto& run : mv.reorg) {
+    segs.push_back({run.src, run.dst, run.len});
+    maxc = std::max(maxc, run.len);
+  }
+  const DeviceBuffer<CopySegment> sd(segs);
+  launch_copy_rows(sd.data(), static_cast<int>(segs.size()), maxc, s.R, G.data(), s.ws.data());
+  s.digest(Step::reorg, -1, {{s.ws.data(), static_cast<std::size_t>(rows) * s.R * sizeof(std::uint16_t)}});
+}
+
+// A chunk's workspace rows on the device (the version's gather at dcp=1; gather, collective and
+// reorg under DCP) and its pieces in s.pieces. Returns the rows.
+std::int64_t workspace(State& s, const ChunkRef& cr) {
+  s.pieces.clear();
+  s.cur_chunk = cr.ch ? static_cast<int>(cr.index) : -2 - cr.work;
+  s.st.begin("gather");
+  if (!cr.ch) {
+    const Work& w = s.work(cr.work);
+    ensure(s.ws, at_least_1(w.ctx) * s.R);
+    if (s.o.poison) s.ws.poison();
+    const DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, 0, 0, w.ctx}});
+    launch_gather_positions(s.cv, e.data(), 1, w.ctx, s.ws.data());
+    s.pieces.push_back({cr.work, 0, w.ctx});
+    s.st.end();
+    return w.ctx;
+  }
+  const Chunk& ch = *cr.ch;
+  const std::int64_t rows = ch.total_tokens();
+  ensure(s.ws, at_least_1(rows) * s.R);
+  const ChunkMovement mv = chunk_movement(s.plan, ch);  // the one description of the data path
+  std::vector<GatherEntry> es;
+  for (const auto& g : mv.gather) es.push_back({g.request, g.src, g.dst, g.len});
+  const DeviceBuffer<GatherEntry> ed(es);
+  if (!mv.dcp) {
+    if (s.o.poison) s.ws.poison();
+    launch_gather_positions(s.cv, ed.data(), static_cast<int>(es.size()), rows, s.ws.data());
+  } else {
+    const DeviceBuffer<std::uint16_t> G = gather_and_collect(s, cr, mv, ed, static_cast<int>(es.size()));
+    reorg(s, cr, mv, G, rows);
+  }
+  for (std::size_t b = 0; b < ch.entries.size(); ++b)
+    s.pieces.push_back({s.work_of[static_cast<std::size_t>(ch.entries[b].request)], ch.cu_seq_lens[b],
+                        ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b], static_cast<int>(b)});
+  s.st.end();
+  return rows;
+}
+
+// gather of a work's causal suffix rows: its new tokens' own latent KV.
+void gather_suffix(State& s, const Work& w) {
+  s.cur_chunk = -1;
+  s.st.begin("gather");
+  ensure(s.ws, static_cast<std::size_t>(std::max(w.qn, 1)) * s.R);
+  if (s.o.poison) s.ws.poison();
+  if (s.comm) {
+    if (w.qn > 0) copy_d2d(s.ws.data(), w.suffix.data(), w.suffix.bytes());
+  } else {
+    const DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, w.ctx, 0, w.qn}});
+    launch_gather_positions(s.cv, e.data(), 1, w.qn, s.ws.data());
+  }
+  s.st.end();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The compute stages: up-projection, scores, accumulate, merge, normalize.
+
+// up-projection of the workspace's first `rows` rows: K (k_nope and k_pe) or V.
+void up_project(State& s, std::int64_t rows, bool key) {
+  const int L = s.in.s.L;
+  if (key) {
+    s.st.begin("up-project K");
+    ensure(s.kn, at_least_1(rows) * s.N * s.Pn);
+    ensure(s.kpe, at_least_1(rows) * static_cast<std::size_t>(std::max(s.Rr, 1)));
+    if (s.o.poison) {
+      s.kn.poison();
+      s.kpe.poison();
+    }
+    if (s.o.fast)
+      launch_up_project_fast(s.ws.data(), rows, L, s.Rr, s.N, s.Pn, s.w_uk_b.data(), s.kn.data(), s.kpe.data());
+    else
+      launch_up_project(s.ws.data(), rows, L, s.Rr, s.N, s.Pn, s.w_uk.data(), s.kn.data(), s.kpe.data());
+    s.digest(Step::up_project, -1,
+             {{s.kn.data(), static_cast<std::size_t>(rows) * s.N * s.Pn * sizeof(float)},
+              {s.kpe.data(), static_cast<std::size_t>(rows) * s.Rr * sizeof(float)}});
+  } else {
+    s.st.begin("up-project V");
+    ensure(s.v, at_least_1(rows) * s.N * s.Vd);
+    if (s.o.poison) s.v.poison();
+    if (s.o.fast)
+      launch_up_project_fast(s.ws.data(), rows, L, s.Rr, s.N, s.Vd, s.w_uv_b.data(), s.v.data(), nullptr);
+    else
+      launch_up_project(s.ws.data(), rows, L, s.Rr, s.N, s.Vd, s.w_uv.data(), s.v.data(), nullptr);
+    s.digest(Step::up_project, -1, {{s.v.data(), static_cast<std::size_t>(rows) * s.N * s.Vd * sizeof(float)}});
+  }
+  s.st.end();
+}
+
+// scores of a piece into the work's store (context: at key0; causal suffix: its own store), and
+// the running global row max.
+void scores(State& s, Work& w, const Piece& p, bool causal) {
+  s.st.begin("scores + max");
+  launch_scores(w.q.data(), w.qn, s.N, s.Pn, s.Rr, s.kn.data() + p.cu * s.N * s.Pn, s.kpe.data() + p.cu * s.Rr, p.n,
+                causal, s.in.scale, causal ? w.suf_store.data() : w.store.data(), causal ? 0 : w.key0, w.mx_key.data());
+  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+  const float* sp = causal ? w.suf_store.data() : w.store.data() + static_cast<std::size_t>(w.key0) * th;
+  s.digest(Step::scores, -1, {{sp, static_cast<std::size_t>(p.n) * th * sizeof(float)}});
+  s.st.end();
+}
+
+// accumulate a piece: the exact sums (o.exact) and the vLLM-style partial (o.vllm) into po/pl.
+void accumulate(State& s, Work& w, const Piece& p, bool causal, DeviceBuffer<float>& po, DeviceBuffer<float>& pl) {
+  const float* store = causal ? w.suf_store.data() : w.store.data();
+  const std::int64_t key0 = causal ? 0 : w.key0;
+  const float* vp = s.v.data() + p.cu * s.N * s.Vd;
+  if (s.o.exact) {
+    s.st.begin("exact accumulate");
+    ensure(s.scratch, static_cast<std::size_t>(exact_scratch_size(p.n, w.qn, s.N, s.Vd)));
+    if (s.o.poison) s.scratch.poison();
+    launch_exact_accumulate(store, key0, p.n, causal, w.qn, s.N, s.Vd, w.mx.data(), vp, s.scratch.data(), w.num.data(),
+                            w.den.data());
+    s.digest(Step::accumulate, -1, {{w.num.data(), w.num.bytes()}, {w.den.data(), w.den.bytes()}});
+    s.st.end();
+  }
+  if (!s.o.vllm) return;
+  s.st.begin("vllm partial");
+  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+  po = DeviceBuffer<float>(th * s.Vd);
+  pl = DeviceBuffer<float>(th);
+  if (s.o.poison) {
+    po.poison();
+    pl.poison();
+  }
+  launch_vllm_partial(store, key0, p.n, causal, w.qn, s.N, s.Vd, vp, po.data(), pl.data());
+  s.digest(Step::accumulate, -1, {{po.data(), po.bytes()}, {pl.data(), pl.bytes()}});
+  if (s.o.keep_partials && !causal && p.entry >= 0)
+    s.res.partials.push_back({s.cur_chunk, p.entry, w.request, w.qn, w.token0, po.get(), pl.get()});
+  s.st.end();
+}
+
+// merge_attn_states(the work's running partial, (po, pl)) in flavour f, on the device.
+std::pair<DeviceBuffer<float>, DeviceBuffer<float>> merge_states(State& s, int f, const Work& w,
+                                                                 const DeviceBuffer<float>& po,
+                                                                 const DeviceBuffer<float>& pl) {
+  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+  DeviceBuffer<float> mo(th * s.Vd), ml(th);
+  if (s.o.poison) {
+    mo.poison();
+    ml.poison();
+  }
+  launch_merge(f, w.qn, s.N, s.Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
+               ml.data());
+  s.digest(Step::merge, -1, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
+  return {std::move(mo), std::move(ml)};
+}
+
+// The final merge's outputs of a work in flavour f: lse, and out honouring
+// prefill_tokens_with_context (S4/S5: tokens at or past it take the suffix alone).
+void write_output(State& s, const Work& w, int f, const DeviceBuffer<float>& po, const DeviceBuffer<float>& mo,
+                  const DeviceBuffer<float>& ml) {
+  const std::size_t ts = static_cast<std::size_t>(s.N) * s.Vd;  // floats per token
+  auto host = mo.get();
+  const auto lse = ml.get();  // [N][qn]
+  for (int t = 0; t < w.qn; ++t)
+    for (int h = 0; h < s.N; ++h)
+      s.res.vllm_lse[f][static_cast<std::size_t>(w.token0 + t) * s.N + h] = lse[static_cast<std::size_t>(h) * w.qn + t];
+  if (s.plan.prefill_tokens_with_context) {
+    const auto pof = po.get();
+    for (int t = 0; t < w.qn; ++t)
+      if (w.token0 + t >= *s.plan.prefill_tokens_with_context)
+        std::copy(pof.begin() + static_cast<long>(t * ts), pof.begin() + static_cast<long>((t + 1) * ts),
+                  host.begin() + static_cast<long>(t * ts));
+  }
+  std::copy(host.begin(), host.end(), s.res.vllm[f].begin() + static_cast<long>(w.token0 * ts));
+}
+
+// merge, per flavour: a context piece into the work's running partial (the first one copied,
+// later ones merged, in plan order); the causal suffix with that partial (never in a chunk:
+// (0, -inf)) into the outputs.
+void merge(State& s, Work& w, const DeviceBuffer<float>& po, const DeviceBuffer<float>& pl, bool causal) {
+  s.st.begin("merge");
+  for (int f = 0; f < 2; ++f) {
+    if (!w.have_part && !causal) {
+      copy_d2d(w.part_out[f].data(), po.data(), po.bytes());
+      copy_d2d(w.part_lse[f].data(), pl.data(), pl.bytes());
+      continue;
+    }
+    if (!w.have_part) {
+      w.part_out[f].zero();
+      w.part_lse[f].put(std::vector<float>(static_cast<std::size_t>(w.qn) * s.N, mla::neg_inf()));
+    }
+    auto [mo, ml] = merge_states(s, f, w, po, pl);
+    if (causal) {
+      write_output(s, w, f, po, mo, ml);
+    } else {
+      w.part_out[f] = std::move(mo);
+      w.part_lse[f] = std::move(ml);
+    }
+  }
+  if (!causal) w.have_part = true;
+  s.st.end();
+}
+
+// normalize: the exact path's outputs (and, with exact_lse, the natural-log LSE on the host with
+// reference/mla/check.cpp's formula: the same bits).
+void normalize(State& s) {
+  s.st.begin("normalize");
+  s.res.exact.assign(static_cast<std::size_t>(s.T) * s.N * s.Vd, 0.0f);
+  DeviceBuffer<std::uint32_t> flags(1);
+  flags.zero();
+  for (auto& w : s.works) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+    DeviceBuffer<float> out(th * s.Vd);
+    if (s.o.poison) out.poison();
+    launch_normalize(w.num.data(), w.den.data(), static_cast<std::int64_t>(th), s.Vd, out.data(), flags.data());
+    const auto host = out.get();
+    std::copy(host.begin(), host.end(), s.res.exact.begin() + static_cast<long>(w.token0) * s.N * s.Vd);
+    if (!s.o.exact_lse) continue;
+    if (s.res.exact_lse.empty()) s.res.exact_lse.assign(static_cast<std::size_t>(s.T) * s.N, 0.0f);
+    const auto mx = w.mx.get();
+    const auto den = w.den.get();
+    for (std::size_t i = 0; i < th; ++i)  // i = t * N + h
+      s.res.exact_lse[static_cast<std::size_t>(w.token0) * s.N + i] =
+          static_cast<float>(static_cast<double>(mx[i]) + std::log(mla::to_double(den[i])));
+  }
+  s.res.overflow = flags.get()[0] != 0u;
+  s.st.end();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The passes (mla::passes): every chunk, then every work's causal suffix.
+
+// The pass's stages on one piece of keys, in stage order.
+void attend_piece(State& s, const Pass& pass, Work& w, const Piece& p, bool causal) {
+  if (pass.scores) scores(s, w, p, causal);
+  if (pass.accumulate) {
+    DeviceBuffer<float> po, pl;
+    accumulate(s, w, p, causal, po, pl);
+    if (pass.merge && s.o.vllm) merge(s, w, po, pl, causal);
+  }
+  if (!causal) w.key0 += p.n;
+}
+
+void run_pass(State& s, const Pass& pass) {
+  s.cur_pass = pass.number;
+  for (const ChunkRef& cr : s.chunks) {
+    const std::int64_t rows = workspace(s, cr);
+    if (pass.scores) up_project(s, rows, true);
+    if (pass.accumulate) up_project(s, rows, false);
+    for (const Piece& p : s.pieces) attend_piece(s, pass, s.work(p.work), p, false);
+  }
+  for (Work& w : s.works) {
+    gather_suffix(s, w);
+    if (pass.scores) up_project(s, w.qn, true);
+    if (pass.accumulate) up_project(s, w.qn, false);
+    attend_piece(s, pass, w, Piece{0, 0, w.qn}, true);
+    if (pass.scores && s.o.exact)  // every attended key scored: the global max is complete
       launch_decode_max(w.mx_key.data(), static_cast<std::int64_t>(w.mx.size()), w.mx.data());
-      w.key0 = 0;
-    }
-    // Pass 2: V, exact accumulation (and the vLLM partials from the same scores).
-    cur_pass = 2;
-    for (const auto& cr : chunks) {
-      const std::int64_t rows = build(cr, pieces);
-      up(rows, false);
-      for (const auto& p : pieces) {
-        Work& w = works[static_cast<std::size_t>(p.work)];
-        accumulate(w, p, false);
-        w.key0 += p.n;
-      }
-    }
-    for (auto& w : works) {
-      build_suffix(w);
-      up(w.qn, false);
-      accumulate(w, Piece{0, 0, w.qn}, true);
-    }
-    st.begin("normalize");
-    res.exact.assign(static_cast<std::size_t>(T) * N * Vd, 0.0f);
-    DeviceBuffer<std::uint32_t> flags(1);
-    flags.zero();
-    for (auto& w : works) {
-      const std::size_t th = static_cast<std::size_t>(w.qn) * N;
-      DeviceBuffer<float> out(th * Vd);
-      if (o.poison) out.poison();
-      launch_normalize(w.num.data(), w.den.data(), static_cast<std::int64_t>(th), Vd, out.data(), flags.data());
-      const auto host = out.get();
-      std::copy(host.begin(), host.end(), res.exact.begin() + static_cast<long>(w.token0) * N * Vd);
-      if (o.exact_lse) {  // reference/mla/check.cpp's formula, on the host: the same bits
-        if (res.exact_lse.empty()) res.exact_lse.assign(static_cast<std::size_t>(T) * N, 0.0f);
-        const auto mx = w.mx.get();
-        const auto den = w.den.get();
-        for (std::size_t i = 0; i < th; ++i)  // i = t * N + h
-          res.exact_lse[static_cast<std::size_t>(w.token0) * N + i] =
-              static_cast<float>(static_cast<double>(mx[i]) + std::log(mla::to_double(den[i])));
-      }
-    }
-    res.overflow = flags.get()[0] != 0u;
-    st.end();
-  } else if (o.vllm) {
-    // The vLLM-style path alone: one pass per chunk (K, V, scores, partial, merge).
-    for (const auto& cr : chunks) {
-      const std::int64_t rows = build(cr, pieces);
-      up(rows, true);
-      up(rows, false);
-      for (const auto& p : pieces) {
-        Work& w = works[static_cast<std::size_t>(p.work)];
-        scores(w, p, false);
-        w.key0 -= p.n;
-        accumulate(w, p, false);
-        w.key0 += p.n;
-      }
-    }
-    for (auto& w : works) {
-      build_suffix(w);
-      up(w.qn, true);
-      up(w.qn, false);
-      scores(w, Piece{0, 0, w.qn}, true);
-      accumulate(w, Piece{0, 0, w.qn}, true);
-    }
+    w.key0 = 0;
   }
+}
+
+}  // namespace
+
+PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& in, const PipelineOptions& o) {
+  if (o.comm && (o.comm->ranks() != c.dcp || !o.chunked))
+    throw std::logic_error("run_pipeline: a multi-rank run needs ranks == dcp and a chunked run");
+  PipelineResult res;
+  Timer total;
+  total.start();
+  State s(c, plan, in, o, res);
+  upload_cache(s);
+  make_works(s);
+  allocate_works(s);
+  for (const Pass& pass : mla::passes(o.exact, o.vllm)) run_pass(s, pass);
+  if (o.exact) normalize(s);
   synchronize();
   res.total_ms = total.stop_ms();
   return res;

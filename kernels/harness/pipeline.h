@@ -1,5 +1,5 @@
-// The GPU pipeline for one case (entry layer): the same stages as reference/mla/check.cpp,
-// driven by the same plan (make_plan) — never a recomputed one.
+// The GPU pipeline for one case (entry layer): the stage list of reference/mla/stages.h, as
+// reference/mla/check.cpp walks it, driven by the same plan (make_plan) — never a recomputed one.
 #pragma once
 
 #include <cstdint>
@@ -9,14 +9,17 @@
 
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
+#include "reference/mla/stages.h"
 #include "reference/planner/plan.h"
 
 namespace cp::gpu {
 
 class Communicator;  // kernels/collective.h
 
-// The steps of the DCP data movement and compute, as a mismatch is localized by them.
-enum class Step : std::uint8_t { gather, all_gather, reorg, up_project, attention, merge };
+// The steps a mismatch is localized by: the stages of reference/mla/stages.h (digests of
+// gather, collective, reorg, up_project, scores, accumulate and merge). The collective of this
+// harness is the all-gather, and is named so.
+using Step = mla::Stage;
 const char* step_name(Step s);
 
 // A digest (FNV-1a 64 of the raw bytes) of one step's output for one chunk of one pass

@@ -44,9 +44,9 @@ struct PipeSet {
 };
 
 // The child's first steps, async-signal-safe calls only. False: it must not go on.
-bool setup_child(pid_t parent) {
+bool setup_child(pid_t parent, int parent_death_signal = SIGKILL) {
   if (::setpgid(0, 0) != 0) return false;
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return false;
+  if (::prctl(PR_SET_PDEATHSIG, parent_death_signal) != 0) return false;
   if (::getppid() != parent) return false;  // the parent died before prctl: nothing would kill us
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -109,12 +109,12 @@ pid_t checked_fork(PipeSet& ps) {
 
 }  // namespace
 
-Child Child::fork_call(Pipes pipes, const std::function<int(ChildEnds)>& body) {
+Child Child::fork_call(Pipes pipes, const std::function<int(ChildEnds)>& body, int parent_death_signal) {
   PipeSet ps(pipes);
   const pid_t parent = ::getpid();
   const pid_t pid = checked_fork(ps);
   if (pid == 0) {
-    if (!setup_child(parent)) ::_exit(kSetupFailed);
+    if (!setup_child(parent, parent_death_signal)) ::_exit(kSetupFailed);
     ps.close_parent_ends();
     int rc = kSetupFailed;
     try {

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <csignal>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -36,16 +37,19 @@ using Env = std::vector<std::pair<std::string, std::string>>;
 
 // A started child. In the child, before anything else: its own process group (setpgid in the
 // child and in the parent, so no signal to the group can miss it), PR_SET_PDEATHSIG = SIGKILL
-// (then getppid() closes the race with a parent that died first), SIGINT/SIGTERM back to their
-// defaults and no blocked signals. The kernel sends the parent-death signal when the thread
-// that forked ends: start children from a thread that outlives them (the main thread).
+// or the signal the caller names (then getppid() closes the race with a parent that died
+// first), SIGINT/SIGTERM back to their defaults and no blocked signals. The kernel sends the
+// parent-death signal when the thread that forked ends: start children from a thread that
+// outlives them (the main thread).
 // Destroying a running Child kills its group and reaps it.
 class Child {
  public:
   Child() = default;
   // Forks; the child runs body(ends) and _exits with its value (127 if it throws). The parent
   // must be single-threaded: the child runs ordinary (not async-signal-safe) code.
-  static Child fork_call(Pipes pipes, const std::function<int(ChildEnds)>& body);
+  // parent_death_signal: what the child gets when this process dies; a child that must clean up
+  // first (abort a communicator, say) asks for SIGTERM and installs its handler in `body`.
+  static Child fork_call(Pipes pipes, const std::function<int(ChildEnds)>& body, int parent_death_signal = SIGKILL);
   // Forks and executes argv (argv[0] a path) with `env` set on top of this environment.
   // Between fork and exec only async-signal-safe calls run (multi-threaded parents are fine).
   static Child exec(const std::vector<std::string>& argv, Pipes pipes, const Env& env = {});

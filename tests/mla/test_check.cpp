@@ -10,6 +10,7 @@
 #include "reference/caseio/regression.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
+#include "reference/mla/stages.h"
 #include "tests/mla/narrow_dims.h"
 
 namespace cp::mla {
@@ -102,6 +103,64 @@ TEST(MlaChunkInvariance, ThreadsDoNotChangeBits) {
   for (int f = 0; f < 2; ++f) {
     same_bits(a.vllm_out[f], b.vllm_out[f], "vllm out");
     same_bits(a.vllm_lse[f], b.vllm_lse[f], "vllm lse");
+  }
+}
+
+// stages.h: the list is in pipeline order, and each path's passes run the workspace stages and
+// the up-projection every pass, scores, accumulate and merge once each (the scores first: the
+// exact path needs the global max before any exp), normalize after the passes.
+TEST(MlaStages, EachPathScoresAccumulatesAndMergesOnce) {
+  for (std::size_t i = 0; i < std::size(kStages); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kStages[i]), i) << stage_name(kStages[i]);
+  for (const auto& [exact, vllm] :
+       std::initializer_list<std::pair<bool, bool>>{{true, true}, {true, false}, {false, true}}) {
+    int scores = 0, accumulate = 0, merge = 0;
+    for (const Pass& p : passes(exact, vllm)) {
+      for (Stage s : {Stage::gather, Stage::collective, Stage::reorg, Stage::up_project}) EXPECT_TRUE(p.has(s));
+      EXPECT_FALSE(p.has(Stage::normalize));
+      EXPECT_TRUE(!p.has(Stage::merge) || p.has(Stage::accumulate));
+      scores += p.has(Stage::scores);
+      if (p.has(Stage::accumulate) && scores == 0) ADD_FAILURE() << "accumulate before scores";
+      accumulate += p.has(Stage::accumulate);
+      merge += p.has(Stage::merge);
+    }
+    EXPECT_EQ(scores, 1) << exact << vllm;
+    EXPECT_EQ(accumulate, 1) << exact << vllm;
+    EXPECT_EQ(merge, 1) << exact << vllm;
+  }
+  EXPECT_TRUE(passes(false, false).empty());
+}
+
+// The vLLM-style path alone runs one pass (stages.h kVllmPasses: a chunk's softmax needs only
+// its own max); with the exact path it rides along in pass 2. Same bits either way: outputs,
+// lse and every chunk's partial.
+TEST(MlaChunkInvariance, VllmAloneHasTheBitsOfTheTwoPassRun) {
+  const Case c = parse_case(
+      "version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=900,0,77,300 q=3,2,4,2 "
+      "heads=4");
+  CheckOptions both, alone;
+  both.keep_outputs = alone.keep_outputs = true;
+  alone.exact = false;
+  const auto a = run_check(c, both), b = run_check(c, alone);
+  ASSERT_EQ(a.exit_code(), 0) << a.one_line();
+  ASSERT_EQ(b.exit_code(), 0) << b.one_line();
+  EXPECT_FALSE(b.exact.ran);
+  EXPECT_EQ(a.attended_rows, b.attended_rows);
+  const auto same_bits = [](const std::vector<float>& x, const std::vector<float>& y, const char* what) {
+    ASSERT_EQ(x.size(), y.size()) << what;
+    ASSERT_FALSE(x.empty()) << what;
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits_of(x[i]), bits_of(y[i])) << what << " element " << i;
+  };
+  for (int f = 0; f < 2; ++f) {
+    same_bits(a.vllm_out[f], b.vllm_out[f], "vllm out");
+    same_bits(a.vllm_lse[f], b.vllm_lse[f], "vllm lse");
+    EXPECT_EQ(a.vllm.flavours[f].max_abs, b.vllm.flavours[f].max_abs);
+  }
+  ASSERT_EQ(a.vllm_partials.size(), b.vllm_partials.size());
+  ASSERT_GT(a.vllm_partials.size(), 2u);
+  for (std::size_t k = 0; k < a.vllm_partials.size(); ++k) {
+    same_bits(a.vllm_partials[k].out, b.vllm_partials[k].out, "partial out");
+    same_bits(a.vllm_partials[k].lse, b.vllm_partials[k].lse, "partial lse");
   }
 }
 

@@ -120,6 +120,37 @@ TEST_F(Subprocess, ParentDeathSignalKillsTheChildOfAKilledParent) {
   std::printf("orphaned child gone %.3f s after its parent's SIGKILL\n", s);
 }
 
+TEST_F(Subprocess, ParentDeathSignalCanBeChosen) {
+  // As above, with the sleeper asking for SIGTERM on its parent's death (a multi-GPU rank does,
+  // to abort its communicator first): its handler runs and reports, then it exits 3.
+  Child middle = Child::fork_call({.from_child = true}, [](ChildEnds e) {
+    Child sleeper = Child::fork_call(
+        {.from_child = true},
+        [](ChildEnds se) {
+          static volatile std::sig_atomic_t term = 0;
+          std::signal(SIGTERM, [](int) { term = 1; });
+          if (::write(se.out, "r", 1) != 1) return 1;
+          while (term == 0) ::usleep(1000);  // no pause(): the signal may come before it
+          return 3;
+        },
+        SIGTERM);
+    char ready = 0;
+    if (::read(sleeper.from_child(), &ready, 1) != 1) return 1;
+    const std::string s = std::to_string(sleeper.pid()) + "\n";
+    if (::write(e.out, s.data(), s.size()) != static_cast<ssize_t>(s.size())) return 1;
+    ::pause();
+    return 0;
+  });
+  const pid_t sleeper = read_pid(middle.from_child());
+  ASSERT_GT(sleeper, 0);
+  const int st = middle.kill_and_reap();
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << describe_status(st);
+  double s = 0;
+  const int sst = wait_for(sleeper, &s);
+  EXPECT_TRUE(sst != -1 && WIFEXITED(sst) && WEXITSTATUS(sst) == 3) << describe_status(sst);
+  std::printf("orphaned child ended by its SIGTERM handler %.3f s after its parent's SIGKILL\n", s);
+}
+
 TEST_F(Subprocess, ExceptionInTheChildIsExit127) {
   Child c = Child::fork_call({}, [](ChildEnds) -> int { throw std::runtime_error("no"); });
   const int st = c.reap();
