@@ -58,8 +58,17 @@ function(chunkproof_fuzz_instrument target)
   # Coverage instrumentation for the code under test, not only the target files.
   target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
   if(arg_NO_TRACE_CMP AND NOT CHUNKPROOF_FUZZ_PLANNER_TRACE_CMP)
-    get_target_property(_sources ${target} SOURCES)
+    get_target_property(_listed ${target} SOURCES)
     get_target_property(_dir ${target} SOURCE_DIR)
+    # Globbed sources (the planner families) are listed with absolute paths: match every
+    # source by its path relative to the target's folder.
+    set(_sources "")
+    foreach(_s IN LISTS _listed)
+      if(IS_ABSOLUTE "${_s}")
+        file(RELATIVE_PATH _s "${_dir}" "${_s}")
+      endif()
+      list(APPEND _sources "${_s}")
+    endforeach()
     list(FILTER _sources INCLUDE REGEX "${arg_NO_TRACE_CMP}")
     list(TRANSFORM _sources PREPEND "${_dir}/")
     set_source_files_properties(${_sources} TARGET_DIRECTORY ${target}

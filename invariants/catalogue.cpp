@@ -19,13 +19,15 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .summary = "under DCP the workspace S is a multiple of W",
      .scope = family,
      .rule = "vLLM's DCP workspace layout R = S + S/W (the builder's init assert)",
-     .dcp_only = true},
+     .dcp_only = true,
+     .families = "floor-divide,packed"},
     {.id = I2_nonempty_chunk_width,
      .tag = "I-2",
      .name = "I2_nonempty_chunk_width",
      .summary = "the chunk width (M or Mmax) is positive",
      .scope = family,
-     .rule = "the planner's chunk width (floor-divide: M, packed: Mmax)"},
+     .rule = "the planner's chunk width (floor-divide: M, packed: Mmax)",
+     .families = "floor-divide,packed"},
     {.id = I3_coverage,
      .tag = "I-3",
      .name = "I3_coverage",
@@ -43,7 +45,8 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .name = "I5_page_aligned_starts",
      .summary = "with the page-rounding gather kernel, every start is a multiple of B",
      .scope = family,
-     .rule = "the page-rounding gather kernel (batch grid, starts rounded down to the page)"},
+     .rule = "the page-rounding gather kernel (batch grid, starts rounded down to the page)",
+     .families = "floor-divide,packed"},
     {.id = I6_virtual_block_alignment,
      .tag = "I-6",
      .name = "I6_virtual_block_alignment",
@@ -77,7 +80,8 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .summary = "under DCP each rank's gather begins at its first local slot of the span",
      .scope = family,
      .rule = "cp_gather_cache's start semantics",
-     .dcp_only = true},
+     .dcp_only = true,
+     .families = "floor-divide,packed"},
     {.id = I11_config_validity,
      .tag = "I-11",
      .name = "I11_config_validity",
@@ -89,13 +93,15 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .name = "I12_merge_preconditions",
      .summary = "no two empty partials meet in a Triton merge (NaN)",
      .scope = universal,
-     .rule = "an empty span gives (0, -inf) to the merge, never NaN"},
+     .rule = "an empty span gives (0, -inf) to the merge, never NaN",
+     .families = "floor-divide,packed"},
     {.id = I13_context_prefix,
      .tag = "I-13",
      .name = "I13_context_prefix",
      .summary = "context-free prefill tokens are identified correctly for the final merge",
      .scope = universal,
-     .rule = "an empty span gives (0, -inf) to the final merge"},
+     .rule = "an empty span gives (0, -inf) to the final merge",
+     .families = "floor-divide,packed"},
 }};
 
 }  // namespace
@@ -105,7 +111,10 @@ const InvariantInfo& info(InvariantId id) { return kCatalogue[static_cast<std::s
 
 bool parse_invariant(std::string_view s, InvariantId& out) {
   for (const auto& i : kCatalogue)
-    if (s == i.tag || s == i.name) { out = i.id; return true; }
+    if (s == i.tag || s == i.name) {
+      out = i.id;
+      return true;
+    }
   if (!s.empty() && (s[0] == 'I' || s[0] == 'i')) s.remove_prefix(1);
   if (!s.empty() && s[0] == '-') s.remove_prefix(1);
   int n = 0;
@@ -145,10 +154,24 @@ bool verdict_only() { return t_verdict_only; }
 VerdictOnlyScope::VerdictOnlyScope() : saved_(t_verdict_only) { t_verdict_only = true; }
 VerdictOnlyScope::~VerdictOnlyScope() { t_verdict_only = saved_; }
 
+bool applies_to(const InvariantInfo& row, std::string_view family) {
+  if (row.families.empty()) return true;
+  std::string_view rest = row.families;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    if (rest.substr(0, comma) == family) return true;
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return false;
+}
+
 InvariantResult check(InvariantId id, const Batch& b, const Plan& p, Level level) {
   using namespace detail;
   // The row says whether the invariant needs DCP: the checks themselves assume W > 1.
   if (info(id).dcp_only && !p.is_dcp()) return Sink(id).not_applicable("no DCP (dcp=1)");
+  if (!applies_to(info(id), p.version_info().family->name))
+    return Sink(id).not_applicable("a rule of the " + std::string(info(id).families) + " families, not of " +
+                                   std::string(p.version_info().family->name));
   switch (id) {
     case I1_workspace_div_dcp: return check_I1(b, p);
     case I2_nonempty_chunk_width: return check_I2(b, p);

@@ -48,7 +48,11 @@ struct InvariantInfo {
   // Meaningful only under DCP (W > 1): without it check() answers n/a ("no DCP (dcp=1)").
   // The one list of DCP-only invariants: every other list derives from this column.
   bool dcp_only = false;
+  // The planner families (FamilyInfo::name, comma-separated) whose rule it is; empty: every
+  // family. On a plan of another family check() answers n/a, saying whose rule it is.
+  std::string_view families;
 };
+bool applies_to(const InvariantInfo& row, std::string_view family);
 std::span<const InvariantInfo> all_invariants();
 const InvariantInfo& info(InvariantId id);
 // Accepts "I-6", "I6", "6" or the full name.
@@ -72,7 +76,7 @@ struct InvariantResult {
   Verdict verdict = Verdict::ok;
   std::vector<Violation> violations;  // the first few (kMaxRecorded)
   std::int64_t total_violations = 0;
-  std::string note;                   // why not applicable / not evaluated, or context
+  std::string note;  // why not applicable / not evaluated, or context
 };
 inline constexpr std::size_t kMaxRecorded = 8;
 

@@ -342,6 +342,7 @@ std::int64_t workspace(State& s, const ChunkRef& cr) {
   const std::int64_t rows = ch.total_tokens();
   ensure(s.ws, at_least_1(rows) * s.R);
   const ChunkMovement mv = chunk_movement(s.plan, ch);  // the one description of the data path
+  require_vllm_shaped(mv, "the GPU pipeline");
   std::vector<GatherEntry> es;
   for (const auto& g : mv.gather) es.push_back({g.request, g.src, g.dst, g.len});
   const DeviceBuffer<GatherEntry> ed(es);

@@ -70,6 +70,7 @@ void reorg(const Inputs& in, const ChunkMovement& m, const std::vector<Row>& G, 
 std::vector<Row> build_workspace(const Inputs& in, const Plan& p, const Chunk& ch, std::size_t ci) {
   const int R = in.s.row();
   const ChunkMovement m = chunk_movement(p, ch);
+  require_vllm_shaped(m, "the CPU numerics");
   std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));
   if (!m.dcp) {
     for (const auto& g : m.gather)

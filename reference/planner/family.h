@@ -32,6 +32,8 @@ struct FamilyInfo {
   // The invariants' interval level (catalogue.h: Level) decides this family's plans in closed
   // form (vLLM's ownership and local-length formulas); without it every walk is token level.
   bool interval_level = false;
+  // The Z3 prover encodes this family's steps (invariants/smt/); `prove` refuses the others by name.
+  bool smt_encoded = false;
 };
 
 }  // namespace cp

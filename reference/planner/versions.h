@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/packed/family.h"
 #include "reference/planner/platform.h"
@@ -23,7 +24,18 @@
 
 namespace cp {
 
-enum class Version { v0_early, v1_dcp, v2_interleave, pr41229, v3_pr46114, v4_pr47327, v5_packed, v6_current };
+enum class Version {
+  v0_early,
+  v1_dcp,
+  v2_interleave,
+  pr41229,
+  v3_pr46114,
+  v4_pr47327,
+  v5_packed,
+  v6_current,
+  atom_pre2113,
+  atom_current,
+};
 
 struct VersionInfo {
   Version version{};
@@ -131,6 +143,25 @@ inline constexpr std::array kVersions{
                 .supports_dcp = true,
                 .supports_interleave = true,
                 .expected_correct = true},
+    VersionInfo{.version = Version::atom_pre2113,
+                .name = "atom-pre2113",
+                .summary = "ROCm/ATOM before #2113: DCP window max(B, round_down(S // (n*W), B)), uncapped when "
+                           "S < n*W*B; reorg_kvcache, k/v of each chunk allocated by kv_b_proj (the workspace "
+                           "unused under DCP)",
+                .source = "ROCm/ATOM ffdf3bb5 aiter_mla.py l.1221-1445, attention_mla.py l.1052-1163",
+                .family = &atom_family,
+                .sizing = SizingRule::atom_chunk_size,
+                .supports_dcp = true,
+                .supports_interleave = true},
+    VersionInfo{.version = Version::atom_current,
+                .name = "atom-current",
+                .summary = "ROCm/ATOM after #2113: the same planner; ag_row_indices into the fused gather, the "
+                           "workspace when total <= S, else fresh k/v (the guard of _dcp_context_kv_buffers)",
+                .source = "ROCm/ATOM aiter_mla.py post-#2113 (code-index 57357971103), attention_mla.py (57518279004)",
+                .family = &atom_family,
+                .sizing = SizingRule::atom_chunk_size,
+                .supports_dcp = true,
+                .supports_interleave = true},
 };
 // That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
 // take a comparison of an extern object's address with nullptr as a constant under ASan.

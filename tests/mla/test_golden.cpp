@@ -13,8 +13,8 @@
 #include <map>
 #include <sstream>
 
-#include "reference/mla/check.h"
 #include "reference/caseio/regression.h"
+#include "reference/mla/check.h"
 #include "tests/mla/narrow_dims.h"
 
 namespace cp::mla {
@@ -56,9 +56,12 @@ std::vector<Named> golden_cases() {
       out.push_back({"corpus/" + f.stem().string() + "/" + std::string(name(ex.version)) + "/asserts=off", c});
     }
   }
-  const auto versions = all_versions();
+  // The random cases were recorded over vLLM's versions (its two families): a family added
+  // later brings its own recorded cases rather than renumbering these.
+  const auto versions = versions_where(
+      [](const VersionInfo& v) { return v.family == &floor_divide_family || v.family == &packed_family; });
   for (std::uint64_t i = 0; i < 200; ++i) {
-    const Version v = versions[i % versions.size()].version;
+    const Version v = versions[i % versions.size()];
     const Platform p = (i / versions.size()) % 2 == 0 ? Platform::cuda : Platform::rocm;
     out.push_back({"random/" + std::to_string(i), random_case(v, p, 20261201, i)});
   }

@@ -4,14 +4,16 @@
 
 #include <array>
 
+#include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/packed/family.h"
 
 namespace cp {
 
-inline constexpr std::array<const FamilyInfo*, 2> kFamilies{
+inline constexpr std::array<const FamilyInfo*, 3> kFamilies{
     &floor_divide_family,
     &packed_family,
+    &atom_family,
 };
 
 }  // namespace cp

@@ -102,5 +102,6 @@ const FamilyInfo floor_divide_family{
     .plan = &plan_floor_divide_and_forward,
     .movement = &vllm_chunk_movement,
     .interval_level = true,
+    .smt_encoded = true,
 };
 }  // namespace cp

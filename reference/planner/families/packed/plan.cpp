@@ -155,5 +155,6 @@ const FamilyInfo packed_family{
     .plan = &plan_packed_and_forward,
     .movement = &vllm_chunk_movement,
     .interval_level = true,
+    .smt_encoded = true,
 };
 }  // namespace cp
