@@ -254,15 +254,18 @@ TEST(MlaRegressions, CorpusThroughTheNumbers) {
           EXPECT_TRUE(r.exact.identical()) << r.one_line();
           break;
         case ExpectedOutcome::violation: {
-          EXPECT_EQ(r.exit_code(), 1) << r.one_line();
-          bool routing = false, merge = false;
+          bool routing = false, merge = false, budget_only = true;
           for (const auto& tag : ex.invariants) {
             InvariantId id{};
             ASSERT_TRUE(parse_invariant(tag, id)) << tag;
+            budget_only &= id == InvariantId::I4_global_row_budget || id == InvariantId::I7_local_row_budget;
             routing |= id == InvariantId::I5_page_aligned_starts || id == InvariantId::I6_virtual_block_alignment ||
                        id == InvariantId::I9_reorg_exact;
             merge |= id == InvariantId::I12_merge_preconditions;
           }
+          // A budget overrun alone (ATOM A-B1: the engine allocates the chunk's rows afresh) moves
+          // no bit: the numbers are exact and the check passes; the plan reports the overrun.
+          EXPECT_EQ(r.exit_code(), budget_only ? 0 : 1) << r.one_line();
           if (routing) {
             EXPECT_GT(r.exact.differing, 0) << r.one_line();
           } else {
