@@ -145,7 +145,9 @@ void encode_packed_sliced(z3::context& ctx, Z3Scope& sc, const PackedStep& p, En
 
   switch (inv) {
     case I1_workspace_div_dcp: {
-      const std::optional<expr> q = c.sized && !split_mode ? roundup_quotient(c.Sexpr) : std::nullopt;
+      // The sizing's round_up quotient q (S = q*A), named by the rule (steps::workspace_sizing).
+      const std::optional<expr> q =
+          c.sized && !split_mode && c.rounding ? std::optional<expr>(c.rounding->parts.q) : std::nullopt;
       if (!q) {
         step("S-mod-W", "S mod W == 0", cp::floormod(S, W) == 0, std::nullopt, true);
         enc.method = "direct query (explicit workspace)";

@@ -67,17 +67,44 @@ template <class N>
 N lcm(const N& a, const N& b) {
   return NumOps<N>::lcm(a, b);
 }
+// The rounding formulas with their named quantities, so a proof about them obtains the
+// quantities from the formula's own decomposition instead of reading the terms back:
+//   cdiv(a, b) = value, built from the one floor division `floor` (whose witness definition a
+//   proof lists); round_down / round_up(x, m) = value = q*m, q built from `floor`.
+template <class N>
+struct CdivParts {
+  N floor, value;
+};
+template <class N>
+CdivParts<N> cdiv_parts(const N& a, const N& b) {
+  N f = floordiv(a + b - lit(a, 1), b);
+  return {f, f};
+}
 template <class N>
 N cdiv(const N& a, const N& b) {
-  return floordiv(a + b - lit(a, 1), b);
+  return cdiv_parts(a, b).value;
+}
+template <class N>
+struct RoundParts {
+  N floor, q, value;  // value = q*m
+};
+template <class N>
+RoundParts<N> round_down_parts(const N& x, const N& m) {
+  N q = floordiv(x, m);
+  return {q, q, q * m};
+}
+template <class N>
+RoundParts<N> round_up_parts(const N& x, const N& m) {
+  CdivParts<N> c = cdiv_parts(x, m);
+  return {c.floor, c.value, c.value * m};
 }
 template <class N>
 N round_down(const N& x, const N& m) {
-  return floordiv(x, m) * m;
+  return round_down_parts(x, m).value;
 }
 template <class N>
 N round_up(const N& x, const N& m) {
-  return cdiv(x, m) * m;
+  return round_up_parts(x, m).value;
 }
 
 }  // namespace cp
