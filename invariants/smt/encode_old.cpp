@@ -60,9 +60,7 @@ Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Dom
   using enum InvariantId;
   const InvariantId inv = key.invariant;
   const VersionInfo& vi = info(key.version);
-  const bool needs_dcp = inv == I1_workspace_div_dcp || inv == I6_virtual_block_alignment ||
-                         inv == I7_local_row_budget || inv == I8_local_length_bookkeeping || inv == I9_reorg_exact ||
-                         inv == I10_gather_start_semantics;
+  const bool needs_dcp = encoded_only_under_dcp(inv);
   if (needs_dcp && (!vi.supports_dcp || d.dcp_max < 2)) {
     enc.na = "no DCP in this version/domain";
     return enc;

@@ -86,6 +86,9 @@ struct ProveResult {
   std::string regression, regression_file;
 };
 
+// Whether the prover encodes the invariant only under DCP (W >= 2): the catalogue's dcp_only
+// rows (info(id).dcp_only) and I-9 (see prover.cpp).
+bool encoded_only_under_dcp(InvariantId id);
 // Whether (version, invariant) has an SMT encoding; if not, why (for the table).
 bool encoded(Version v, InvariantId id, std::string* why = nullptr);
 // Whether the invariant applies to the version at all (e.g. I-6 needs DCP).
