@@ -74,7 +74,10 @@ Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, 
     bound(enc, c.mns <= ctx.int_val(d.mns_max), {c.mns});
     const steps::Sizing<expr> sz = steps::workspace_sizing(info(v).sizing, c.mml, c.mns, c.B, c.W, c.I);
     c.Sexpr = sz.S;
-    c.rounding = sz.rounding;
+    // Only the chains (symbolic B, W, I) name the rounding's quantities. A split case does not
+    // keep them: Z3's SMT-LIB2 printer lets-binds a subterm something else still references,
+    // so a kept (div x 16) would change the split grid's exports (and their cache keys).
+    if (!concrete) c.rounding = sz.rounding;
     fact(enc, c.S == c.Sexpr, {c.S});
   } else {
     fact(enc, c.mml == 0 && c.mns == 0, {c.mml, c.mns});
