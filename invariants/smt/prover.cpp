@@ -110,6 +110,13 @@ std::string Domain::describe() const {
 
 // ---- what is encoded --------------------------------------------------------------------
 
+Spelling use_spelling(const Spelling& s) {
+  Spelling& cur = NumOps<z3::expr>::spelling();
+  const Spelling prev = cur;
+  cur = s;
+  return prev;
+}
+
 bool encoded_only_under_dcp(InvariantId id) {
   // I-9 applies without DCP in the catalogue (the token check runs on every plan), but its
   // encoding is the DCP reorg (the kept rows per rank and the ownership bijection of

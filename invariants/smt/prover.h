@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "invariants/catalogue.h"
+#include "reference/arith/ops.h"
 #include "reference/planner/versions.h"
 
 namespace cp::smt {
@@ -97,6 +98,12 @@ bool applicable(Version v, InvariantId id, std::string* why = nullptr);
 // The rows. A SIGINT/SIGTERM under a cp::proc::InterruptGuard (reference/proc/interrupt.h)
 // stops the workers: the rows come back with what was decided, cases_not_run counting the rest.
 std::vector<ProveResult> prove(const ProveOptions& opts);
+
+// Test hook: from now on the solver terms spell the rounding formulas of reference/arith/ops.h
+// as `s` says (equivalent forms; the planner's cp::Int keeps its own), in this process and the
+// workers prove() forks. Returns the spelling it replaces. tests/smt/test_prove_rewrite.cpp
+// shows the verdicts do not depend on it: no encoder reads back the terms a template built.
+Spelling use_spelling(const Spelling& s);
 
 // The z3 instantiation of the templates agrees with the cp::Int instantiation on `samples`
 // random concrete inputs (z3 terms built from numerals and evaluated). Returns "" when they

@@ -19,6 +19,21 @@ namespace cp {
 template <class N>
 struct NumOps;  // specialised per number type
 
+// Equivalent spellings of the rounding formulas below. The planner's number type always uses
+// the defaults; the prover's can be switched (a test hook, NumOps<z3::expr>::spelling()), so a
+// test shows that no proof reads back the terms a template built (tests/smt, "rewrite").
+struct Spelling {
+  bool cdiv_from_predecessor = false;     // cdiv(a, b) = (a - 1) // b + 1, not (a + b - 1) // b
+  bool round_down_as_difference = false;  // round_down(x, m) = x - x mod m, not (x // m)*m
+};
+template <class N>
+Spelling spelling_of() {
+  if constexpr (requires { NumOps<N>::spelling(); })
+    return NumOps<N>::spelling();
+  else
+    return {};
+}
+
 template <>
 struct NumOps<Int> {
   using Bool = bool;
@@ -77,6 +92,10 @@ struct CdivParts {
 };
 template <class N>
 CdivParts<N> cdiv_parts(const N& a, const N& b) {
+  if (spelling_of<N>().cdiv_from_predecessor) {
+    N f = floordiv(a - lit(a, 1), b);
+    return {f, f + lit(a, 1)};
+  }
   N f = floordiv(a + b - lit(a, 1), b);
   return {f, f};
 }
@@ -91,7 +110,7 @@ struct RoundParts {
 template <class N>
 RoundParts<N> round_down_parts(const N& x, const N& m) {
   N q = floordiv(x, m);
-  return {q, q, q * m};
+  return {q, q, spelling_of<N>().round_down_as_difference ? x - floormod(x, m) : q * m};
 }
 template <class N>
 RoundParts<N> round_up_parts(const N& x, const N& m) {
