@@ -1,6 +1,7 @@
-// The domain of a case: the engine parameters (B, W, I, S sized by the version's rule), the
-// packed planner's split grid, model -> replayable case; and the planner terms the encoders read
-// off the templates (round_up's quotient, dcp_local_len's base and rem, the forward asserts).
+// The domain of a case: the engine parameters (B, W, I, S sized by the version's rule, with the
+// rule's rounding named), the packed planner's split grid, model -> replayable case; and the
+// forward asserts. No term a template built is read back: the named quantities come from the
+// templates' decompositions (steps::workspace_sizing, dcp_local_len_parts, cdiv_parts).
 #include <stdexcept>
 
 #include "invariants/smt/encode_internal.h"
@@ -21,30 +22,6 @@ expr forward_asserts_hold(const expr& toks, const expr& S, const expr& W) {
          steps::forward_fits_workspace(toks, W, S);
 }
 
-expr arg0_of_product(const expr& e) {
-  if (!e.is_app() || e.decl().decl_kind() != Z3_OP_MUL || e.num_args() != 2)
-    throw std::logic_error("not a product: " + e.to_string());
-  return e.arg(0);
-}
-// Read off the term ownership.h builds, so a lemma about base and rem is about its own terms.
-OwnershipTerms ownership_terms(const expr& dl) {
-  auto fail = [&]() { return std::logic_error("dcp_local_len's term changed shape: " + dl.to_string()); };
-  auto is = [](const expr& e, Z3_decl_kind k) { return e.is_app() && e.decl().decl_kind() == k; };
-  // The branch of an ite that satisfies `pick` (Z3 may store ite(!c, a, b) as ite(c, b, a)).
-  auto branch = [&](const expr& ite, auto pick) {
-    if (!is(ite, Z3_OP_ITE)) throw fail();
-    if (pick(ite.arg(1))) return ite.arg(1);
-    if (pick(ite.arg(2))) return ite.arg(2);
-    throw fail();
-  };
-  if (!is(dl, Z3_OP_ADD) || dl.num_args() != 2) throw fail();
-  // min(max(x, 0), I): the branch that is the max term; max(x, 0): the branch that is not 0.
-  const expr mx = branch(dl.arg(1), [&](const expr& e) { return is(e, Z3_OP_ITE); });
-  const expr x = branch(mx, [](const expr& e) { return !e.is_numeral(); });
-  if (!is(x, Z3_OP_SUB) || x.num_args() != 2) throw fail();  // x = rem - r*I
-  return {dl.arg(0), x.arg(0)};
-}
-
 // The packed planner's split grid (Domain::split_blocks x divisors x dcp 1..dcp_max).
 std::vector<Triple> packed_grid(const Domain& d) {
   std::vector<Triple> g;
@@ -58,14 +35,6 @@ std::vector<Triple> packed_grid(const Domain& d) {
       for (std::int64_t W = 1; W <= d.dcp_max; ++W) g.push_back({B, W, I});
   }
   return g;
-}
-
-// The quotient q of S = q*A produced by round_up in arith::workspace_v5/v6, read off the term
-// (v6: ite(W == 1, S0, q*A)).
-std::optional<expr> roundup_quotient(expr s) {
-  if (s.is_app() && s.decl().decl_kind() == Z3_OP_ITE) s = s.arg(2);
-  if (s.is_app() && s.decl().decl_kind() == Z3_OP_MUL && s.num_args() == 2) return s.arg(0);
-  return std::nullopt;
 }
 
 // The engine parameters and the workspace over the declared domain.
@@ -103,7 +72,12 @@ Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, 
     bound(enc, c.mml <= ctx.int_val(d.mml_max), {c.mml});
     fact(enc, c.mns >= 1, {c.mns});
     bound(enc, c.mns <= ctx.int_val(d.mns_max), {c.mns});
-    c.Sexpr = steps::workspace_size(info(v).sizing, c.mml, c.mns, c.B, c.W, c.I);
+    const steps::Sizing<expr> sz = steps::workspace_sizing(info(v).sizing, c.mml, c.mns, c.B, c.W, c.I);
+    c.Sexpr = sz.S;
+    // Only the chains (symbolic B, W, I) name the rounding's quantities. A split case does not
+    // keep them: Z3's SMT-LIB2 printer lets-binds a subterm something else still references,
+    // so a kept (div x 16) would change the split grid's exports (and their cache keys).
+    if (!concrete) c.rounding = sz.rounding;
     fact(enc, c.S == c.Sexpr, {c.S});
   } else {
     fact(enc, c.mml == 0 && c.mns == 0, {c.mml, c.mns});

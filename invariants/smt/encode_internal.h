@@ -1,6 +1,6 @@
 // Internal to the encoders (invariants/smt/): the domain of a case (engine parameters, the
-// version's sizing, the packed split grid, model -> case), the planner terms the encoders read
-// off the templates, and the two family encoders.
+// version's sizing, the packed split grid, model -> case), the forward asserts, and the two
+// family encoders.
 #pragma once
 
 #include <z3++.h>
@@ -37,24 +37,18 @@ struct Common {
   expr mml, mns, B, W, I, S, bi;
   bool sized;
   expr Sexpr;  // the sizing term S is defined as (sized) or S itself
+  // Sized by a rule that ends in a rounding: its named quantities, Sexpr = q*multiple
+  // (steps::workspace_sizing; a proof takes q from here, never from the term).
+  std::optional<arith::Rounding<expr>> rounding = std::nullopt;
 };
 // The engine parameters and the workspace over the declared domain (concrete: a split case).
 Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp, std::int64_t wmin,
                    std::int64_t wmax, const Triple* concrete = nullptr);
 Case base_case(const z3::model& m, const Common& c, Version v, Platform p);
 
-// ---- planner terms read off the templates (domain.cpp) -------------------------------------
-// The quotient q of S = q*A produced by round_up in arith::workspace_v5/v6.
-std::optional<expr> roundup_quotient(expr s);
+// ---- planner steps on solver terms (domain.cpp) ----------------------------------------------
 // The forward asserts every DCP forward runs on a chunk of `toks` local rows (steps.h).
 expr forward_asserts_hold(const expr& toks, const expr& S, const expr& W);
-// dcp_local_len(e, W, r, I) = base + min(max(rem - r*I, 0), I) (reference/dcp/ownership.h):
-// base and rem read off the term ownership.h builds.
-struct OwnershipTerms {
-  expr base, rem;
-};
-OwnershipTerms ownership_terms(const expr& dl);
-expr arg0_of_product(const expr& e);
 
 // ---- the families ---------------------------------------------------------------------------
 // Invariants with a closed lemma chain (symbolic B, W, I; unbounded).

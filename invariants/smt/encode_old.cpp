@@ -2,6 +2,8 @@
 // steps::old_chunk_width; the prefill count n is split concretely (1 .. prefills_max) because
 // the version divides by it; an arbitrary chunk index c stands for every chunk. Direct queries,
 // each sliced to its goal's cone of influence.
+#include <array>
+
 #include "invariants/smt/encode_internal.h"
 #include "invariants/smt/lemma_chain.h"
 #include "reference/dcp/ownership.h"
@@ -10,15 +12,14 @@ namespace cp::smt::detail {
 
 namespace {
 
-// pr41229 sizes S = round_down(x, W) = (x // W)*W: a closed chain (symbolic W, any x) instead of
-// the sliced query Z3 4.8.12 leaves UNKNOWN: S = q*W, floordiv(q*W, W) = q (lemma-monotone),
-// so S mod W = S - W*q = 0. Returns false when S is not that product (explicit workspace).
+// pr41229 sizes S = round_down(x, W) = q*W with q = x // W (arith::workspace_pr41229_rounding
+// names q and the multiple W): a closed chain (symbolic W, any x) instead of the sliced query
+// Z3 4.8.12 leaves UNKNOWN: S = q*W, floordiv(q*W, W) = q (lemma-monotone), so S mod W =
+// S - W*q = 0. Returns false without that rounding (explicit workspace).
 bool chain_pr41229_I1(z3::context& ctx, Z3Scope& sc, const Common& c, Encoding& enc) {
-  const expr& s = c.Sexpr;
-  if (!c.sized || !s.is_app() || s.decl().decl_kind() != Z3_OP_MUL || s.num_args() != 2 || !z3::eq(s.arg(1), c.W))
-    return false;
+  if (!c.sized || !c.rounding || !z3::eq(c.rounding->multiple, c.W)) return false;
   LemmaChain lc(ctx, sc, enc);
-  const expr q = s.arg(0);
+  const expr q = c.rounding->parts.q;
   const expr sq = lc.closed("S-is-W-times", "S = round_down(x, W) = (x // W)*W", c.S == q * c.W, lc.dom(c.S));
   const expr wpos = lc.closed("W-positive", "W >= 2", c.W >= 1, lc.dom(c.W));
   const expr qS = cp::floordiv(c.S, c.W);
@@ -35,6 +36,23 @@ bool chain_pr41229_I1(z3::context& ctx, Z3Scope& sc, const Common& c, Encoding& 
   return true;
 }
 
+// The closed chains the old family's rules carry, one row per (sizing rule, invariant): the
+// encoder looks its case up here, not at the version or at the terms. A chain returns false
+// where its rule's decomposition does not apply (explicit workspace): the sliced query then.
+struct RuleChain {
+  SizingRule sizing;
+  InvariantId invariant;
+  bool (*encode)(z3::context&, Z3Scope&, const Common&, Encoding&);
+};
+constexpr std::array kRuleChains{
+    RuleChain{SizingRule::pr41229, InvariantId::I1_workspace_div_dcp, chain_pr41229_I1},
+};
+bool rule_chain(SizingRule r, InvariantId inv, z3::context& ctx, Z3Scope& sc, const Common& c, Encoding& enc) {
+  for (const RuleChain& rc : kRuleChains)
+    if (rc.sizing == r && rc.invariant == inv) return rc.encode(ctx, sc, c, enc);
+  return false;
+}
+
 }  // namespace
 
 Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Domain& d) {
@@ -42,9 +60,7 @@ Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Dom
   using enum InvariantId;
   const InvariantId inv = key.invariant;
   const VersionInfo& vi = info(key.version);
-  const bool needs_dcp = inv == I1_workspace_div_dcp || inv == I6_virtual_block_alignment ||
-                         inv == I7_local_row_budget || inv == I8_local_length_bookkeeping || inv == I9_reorg_exact ||
-                         inv == I10_gather_start_semantics;
+  const bool needs_dcp = encoded_only_under_dcp(inv);
   if (needs_dcp && (!vi.supports_dcp || d.dcp_max < 2)) {
     enc.na = "no DCP in this version/domain";
     return enc;
@@ -100,11 +116,13 @@ Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Dom
   const expr PL = dcp ? steps::old_local_chunk(vi.floor_divide, M, I, W) : ctx.int_val(0);
   const auto entry0 = steps::old_entry(vi.floor_divide, cxs[0], cc, M, PL, I, W);
   const expr &start = entry0.start, &len0 = entry0.len, &local_start = entry0.local_start;
-  auto local_len = [&](const expr& cx) { return steps::old_entry(vi.floor_divide, cx, cc, M, PL, I, W).padded_local_len; };
+  auto local_len = [&](const expr& cx) {
+    return steps::old_entry(vi.floor_divide, cx, cc, M, PL, I, W).padded_local_len;
+  };
 
   switch (inv) {
     case I1_workspace_div_dcp:
-      if (vi.sizing == SizingRule::pr41229 && chain_pr41229_I1(ctx, sc, c, enc)) break;
+      if (rule_chain(vi.sizing, inv, ctx, sc, c, enc)) break;
       step("S-mod-W", "under DCP the version's S is a multiple of W", cp::floormod(S, W) == 0);
       break;
     case I2_nonempty_chunk_width:

@@ -84,8 +84,7 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
   const bool dcp = split_mode ? tr->W > 1 : key.split == 1;
   const InvariantId inv = key.invariant;
   using enum InvariantId;
-  if (!dcp && (inv == I1_workspace_div_dcp || inv == I6_virtual_block_alignment || inv == I7_local_row_budget ||
-               inv == I8_local_length_bookkeeping || inv == I9_reorg_exact || inv == I10_gather_start_semantics)) {
+  if (!dcp && encoded_only_under_dcp(inv)) {
     enc.na = "no DCP (dcp=1)";
     return enc;
   }
@@ -145,7 +144,9 @@ void encode_packed_sliced(z3::context& ctx, Z3Scope& sc, const PackedStep& p, En
 
   switch (inv) {
     case I1_workspace_div_dcp: {
-      const std::optional<expr> q = c.sized && !split_mode ? roundup_quotient(c.Sexpr) : std::nullopt;
+      // The sizing's round_up quotient q (S = q*A), named by the rule (steps::workspace_sizing).
+      const std::optional<expr> q =
+          c.sized && !split_mode && c.rounding ? std::optional<expr>(c.rounding->parts.q) : std::nullopt;
       if (!q) {
         step("S-mod-W", "S mod W == 0", cp::floormod(S, W) == 0, std::nullopt, true);
         enc.method = "direct query (explicit workspace)";

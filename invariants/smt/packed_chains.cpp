@@ -14,6 +14,10 @@ namespace {
 
 using enum InvariantId;
 
+// The witness definition a step about cdiv(a, b) lists: that of the floor division cdiv is
+// built from (ops.h's cdiv_parts names it; the term cdiv builds is never read back).
+expr def_of_cdiv(const LemmaChain& lc, const expr& a, const expr& b) { return lc.def_of(cp::cdiv_parts(a, b).floor); }
+
 // What every chain of this case shares: the sizing's round_up (I-1, I-2), P = I*W >= 1,
 // start = P*Tq and local_start = Tq*I under DCP, the definedness hypotheses, and the
 // context-free request's branch of the greedy step.
@@ -23,7 +27,8 @@ ChainFacts prelude(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding&
   const InvariantId inv = p.key.invariant;
   const std::vector<expr> dB = lc.dom(B), dW = lc.dom(W), dI = lc.dom(I);
   // Sizing: S = qU * A with A the alignment the sizing rounds to (lcm(B, I*W) under DCP, B
-  // without) and qU >= 1: both packed sizings (v5, v6 at 903ecb17) round up on every path.
+  // without) and qU >= 1: both packed sizings (v5, v6 at 903ecb17) round up on every path;
+  // qU and the floor division it is built from are the rule's (steps::workspace_sizing).
   const bool rounds = p.c.sized;
   std::optional<expr> Lsym, Ldef, qU, sizedS, qUpos, apos;
   if (!sc.lcms().empty()) {
@@ -38,12 +43,12 @@ ChainFacts prelude(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding&
   const expr w1v = ctx.bool_val(!dcp);
   const expr w1eq = lc.closed("W-eq-1-case", dcp ? "this case has W >= 2" : "this case has W = 1", w1 == w1v, dW);
   if (rounds && (inv == I1_workspace_div_dcp || inv == I2_nonempty_chunk_width || inv == I3_coverage)) {
-    qU = roundup_quotient(p.c.Sexpr);
-    if (!qU) throw std::logic_error("sizing is not a round_up");
+    if (!p.c.rounding) throw std::logic_error("sizing is not a round_up");
+    qU = p.c.rounding->parts.q;
     const std::vector<expr> aPos = dcp ? std::vector<expr>{*Ldef} : dB;
     std::vector<expr> sdef;
     for (const auto& f : dS) sdef.push_back(lc.rewrite(f, w1, w1v, w1eq));
-    const expr qdef = lc.rewrite(lc.def_of(*qU), w1, w1v, w1eq);
+    const expr qdef = lc.rewrite(lc.def_of(p.c.rounding->parts.floor), w1, w1v, w1eq);
     sizedS = lc.closed("sized-S", "the version's S is round_up(x, A) = qU*A (A = lcm(B, I*W) under DCP, else B)",
                        S == *qU * A, sdef);
     apos = lc.closed("A-positive", "the sizing's alignment A >= 1", A >= 1, aPos);
@@ -68,7 +73,7 @@ ChainFacts prelude(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding&
                         start == V * Tq && Tq >= 0, h);
     const expr qL = cp::cdiv(start, V);
     qLstep = lc.closed("local-start", "cdiv((I*W)*Tq, I*W) = Tq, so padded_local_rows(start) = Tq*I", qL == Tq,
-                       {*startPT, lc.def_of(qL), *Ppos, lc.mono(V, Tq - qL)});
+                       {*startPT, def_of_cdiv(lc, start, V), *Ppos, lc.mono(V, Tq - qL)});
   }
   {  // definedness: every divisor (B, I*W, W, I, lcm, the sizing's select) is positive
     std::vector<expr> h = LemmaChain::cat(LemmaChain::cat(dB, dW), dI);
@@ -207,17 +212,18 @@ void chain_I3([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [
     const expr share = lc.closed("rb-ge-share", "S >= align = W*(I*mA) gives S // W >= I*mA", rb >= p.I * mA,
                                  LemmaChain::cat(sz.h, {lc.def_of(qS), *f.Ppos, lc.mono(p.W, p.I * mA - 1 - qS)}));
     const expr c1 = cp::cdiv(p.start + k1, p.V);
-    const expr c1s =
-        lc.closed("cdiv-one-align", "k = 0: cdiv(V*Tq + V*mA, V) = Tq + mA", z3::implies(p.k == 0, c1 == f.Tq + mA),
-                  LemmaChain::cat(am, {lc.def_of(c1), lc.mono(align, p.k), lc.mono(p.V, f.Tq + mA - c1)}));
+    const expr c1s = lc.closed(
+        "cdiv-one-align", "k = 0: cdiv(V*Tq + V*mA, V) = Tq + mA", z3::implies(p.k == 0, c1 == f.Tq + mA),
+        LemmaChain::cat(am, {def_of_cdiv(lc, p.start + k1, p.V), lc.mono(align, p.k), lc.mono(p.V, f.Tq + mA - c1)}));
     one = lc.closed(
         "need-one-align", "k = 0: need(start, align) = (Tq + mA)*I - Tq*I = I*mA <= S // W",
         z3::implies(p.k == 0, p.need(p.start, k1) <= rb),
         {c1s, *f.qLstep, share, *f.Ppos, lc.mono(p.I, c1 - f.Tq - mA), lc.mono(p.I, cp::cdiv(p.start, p.V) - f.Tq)});
     const expr cr = cp::cdiv(p.start + p.remaining, p.V);
-    const expr crs = lc.closed("cdiv-small", "remaining <= align = V*mA gives cdiv(V*Tq + remaining, V) <= Tq + mA",
-                               z3::implies(p.remaining <= align, cr <= f.Tq + mA),
-                               LemmaChain::cat(am, {lc.def_of(cr), lc.mono(p.V, cr - f.Tq - mA - 1)}));
+    const expr crs =
+        lc.closed("cdiv-small", "remaining <= align = V*mA gives cdiv(V*Tq + remaining, V) <= Tq + mA",
+                  z3::implies(p.remaining <= align, cr <= f.Tq + mA),
+                  LemmaChain::cat(am, {def_of_cdiv(lc, p.start + p.remaining, p.V), lc.mono(p.V, cr - f.Tq - mA - 1)}));
     small = lc.closed(
         "small-remaining-fits", "remaining <= align: need(start, remaining) <= I*mA <= S // W",
         z3::implies(p.remaining <= align, p.full <= rb),
@@ -252,9 +258,10 @@ void chain_I4([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [
   const expr ns = p.need(p.start, p.split);
   const expr qEa = cp::cdiv(p.start + p.remaining, p.V), qEs = cp::cdiv(p.start + p.split, p.V);
   const expr la = lc.closed("len-le-W-need-all", "cdiv(start+len, I*W)*(I*W) >= start+len: len <= W*need",
-                            p.remaining <= p.W * p.full, {*f.startPT, *f.qLstep, lc.def_of(qEa), *f.Ppos});
+                            p.remaining <= p.W * p.full,
+                            {*f.startPT, *f.qLstep, def_of_cdiv(lc, p.start + p.remaining, p.V), *f.Ppos});
   const expr ls = lc.closed("len-le-W-need-split", "same for the split piece", p.split <= p.W * ns,
-                            {*f.startPT, *f.qLstep, lc.def_of(qEs), *f.Ppos});
+                            {*f.startPT, *f.qLstep, def_of_cdiv(lc, p.start + p.split, p.V), *f.Ppos});
   const expr qS = cp::floordiv(p.S, p.W);
   const expr wrb = lc.closed("W-rb-le-S", "W*(S // W) <= S", p.W * p.pp.row_budget <= p.S, {lc.def_of(qS), *f.Ppos});
   const expr wa = lc.closed("W-rows-all", "rows + need <= S // W implies W*rows + W*need <= S",
@@ -338,8 +345,7 @@ void chain_I10([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, 
 // telescopes (the one step outside Z3: sum over n < W of F(n+1) - F(n) = F(W) - F(0)).
 void chain_I8a(z3::context& ctx, const PackedStep& p, Encoding& enc, LemmaChain& lc, const ChainFacts& f,
                const expr& range) {
-  const expr dl0 = dcp_local_len(p.cx, p.W, ctx.int_val(0), p.I);
-  const OwnershipTerms ot = ownership_terms(dl0);
+  const DcpLocalLenParts<expr> ot = dcp_local_len_parts(p.cx, p.W, ctx.int_val(0), p.I);
   const expr rem = ot.rem, bI = ot.base;
   const expr q = cp::floordiv(rem, p.I);
   const expr s = rem - q * p.I;
@@ -514,31 +520,28 @@ void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc
                             LemmaChain::cat(lc.dom(r), {*f.startPT, q1s, q2s, *f.qLstep, *f.Ppos, lc.mono(p.I, r)}));
   const expr qL = cp::cdiv(p.start, p.V);
   struct Span {
-    expr b, c, rem, range, cd, share;
+    expr b, c, rem, range, cd, share, cdef;  // cdef: the definition of c = cdiv(e, I*W)
   };
   // The rows rank r owns of the prefix [0, e) against the padded prefix rows (any e).
   auto span = [&](const expr& e, const std::string& tag, bool range_only = false) {
-    const expr dl = dcp_local_len(e, p.W, r, p.I);
-    const OwnershipTerms ot = ownership_terms(dl);
-    const expr rem = ot.rem;                  // the `rem` of dcp_local_len (its own term)
-    const expr b = arg0_of_product(ot.base);  // base = b*I, b = (e // I) // W
-    const expr a = cp::floordiv(e, p.I);      // the memoised witness b's definition uses
-    if (!z3::eq(b, cp::floordiv(a, p.W))) throw std::logic_error("dcp_local_len's base is not ((e // I) // W) * I");
-    const expr cq = cp::cdiv(e, p.V);
+    // dcp_local_len's own quantities (ownership.h): a = e // I, b = a // W, rem = e - (b*I)*W.
+    const DcpLocalLenParts<expr> ot = dcp_local_len_parts(e, p.W, r, p.I);
+    const expr &dl = ot.len, &rem = ot.rem, &b = ot.b, &a = ot.a;
+    const expr cq = cp::cdiv(e, p.V), cdef = def_of_cdiv(lc, e, p.V);
     const expr pad = padded_local_rows(e, p.I, p.W);
     const expr range = lc.closed(
         tag + "-rem-range", "e = I*a + r1, a = W*b + r2: rem = I*r2 + r1 in [0, I*W - 1]", rem >= 0 && rem <= p.V - 1,
         {lc.def_of(a), lc.def_of(b), *f.Ppos, lc.mono(p.I, a - p.W * b), lc.mono(p.I, p.W * b + p.W - 1 - a)});
-    if (range_only) return Span{b, cq, rem, range, range, range};
-    const expr cd = lc.closed(
-        tag + "-cdiv", "cdiv(e, I*W) = b if rem = 0, else b + 1",
-        z3::implies(rem == 0, cq == b) && z3::implies(rem >= 1, cq == b + 1),
-        {range, lc.def_of(cq), *f.Ppos, lc.mono(p.V, cq - b), lc.mono(p.V, cq - b - 1), lc.mono(p.V, cq - b - 2)});
+    if (range_only) return Span{b, cq, rem, range, range, range, cdef};
+    const expr cd =
+        lc.closed(tag + "-cdiv", "cdiv(e, I*W) = b if rem = 0, else b + 1",
+                  z3::implies(rem == 0, cq == b) && z3::implies(rem >= 1, cq == b + 1),
+                  {range, cdef, *f.Ppos, lc.mono(p.V, cq - b), lc.mono(p.V, cq - b - 1), lc.mono(p.V, cq - b - 2)});
     const expr share = lc.closed(tag + "-share", "b*I <= dcp_local_len(e) <= padded_local_rows(e), equal when rem = 0",
                                  b * p.I <= dl && dl <= pad && z3::implies(rem == 0, dl == b * p.I && dl == pad),
                                  LemmaChain::cat(lc.dom(r), {range, cd, *f.Ppos, lc.mono(p.I, r), lc.mono(p.I, cq - b),
                                                              lc.mono(p.I, cq - b - 1)}));
-    return Span{b, cq, rem, range, cd, share};
+    return Span{b, cq, rem, range, cd, share, cdef};
   };
   if (p.key.invariant == I8_local_length_bookkeeping) {
     chain_I8a(ctx, p, enc, lc, f, span(p.cx, "ctx", true).range);
@@ -588,8 +591,9 @@ void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc
   // piece its end start + (ctx - start) is a different term than ctx: show they agree.
   const expr pll_all = p.need(p.start, p.remaining), pll_split = p.need(p.start, p.split);
   const expr qEnd = cp::cdiv(p.start + p.remaining, p.V);
-  const expr endq = lc.closed("ctx-end-cdiv", "cdiv(start + (ctx - start), I*W) = cdiv(ctx, I*W)", qEnd == sc_.c,
-                              {lc.def_of(qEnd), lc.def_of(sc_.c), *f.Ppos, lc.mono(p.V, qEnd - sc_.c)});
+  const expr endq =
+      lc.closed("ctx-end-cdiv", "cdiv(start + (ctx - start), I*W) = cdiv(ctx, I*W)", qEnd == sc_.c,
+                {def_of_cdiv(lc, p.start + p.remaining, p.V), sc_.cdef, *f.Ppos, lc.mono(p.V, qEnd - sc_.c)});
   const expr endp =
       lc.closed("ctx-end-padded", "so padded_local_rows(start + (ctx - start)) = padded_local_rows(ctx)",
                 padded_local_rows(p.start + p.remaining, p.I, p.W) == padded_local_rows(p.cx, p.I, p.W), {endq});

@@ -110,6 +110,21 @@ std::string Domain::describe() const {
 
 // ---- what is encoded --------------------------------------------------------------------
 
+Spelling use_spelling(const Spelling& s) {
+  Spelling& cur = NumOps<z3::expr>::spelling();
+  const Spelling prev = cur;
+  cur = s;
+  return prev;
+}
+
+bool encoded_only_under_dcp(InvariantId id) {
+  // I-9 applies without DCP in the catalogue (the token check runs on every plan), but its
+  // encoding is the DCP reorg (the kept rows per rank and the ownership bijection of
+  // gather -> all-gather -> reorg): without DCP there is no reorg, and the rows a request
+  // receives are its spans, which I-3 proves.
+  return info(id).dcp_only || id == InvariantId::I9_reorg_exact;
+}
+
 bool applicable(Version v, InvariantId id, std::string* why) {
   using enum InvariantId;
   const VersionInfo& vi = info(v);
@@ -117,9 +132,7 @@ bool applicable(Version v, InvariantId id, std::string* why) {
     if (why) *why = w;
     return false;
   };
-  const bool dcp_only = id == I1_workspace_div_dcp || id == I6_virtual_block_alignment || id == I7_local_row_budget ||
-                        id == I8_local_length_bookkeeping || id == I9_reorg_exact || id == I10_gather_start_semantics;
-  if (dcp_only && !vi.supports_dcp) return no("no DCP in this version");
+  if (encoded_only_under_dcp(id) && !vi.supports_dcp) return no("no DCP in this version");
   if (id == I5_page_aligned_starts && vi.gather_without_dcp != GatherKind::page_rounding)
     return no("token-major / cp_gather kernel: arbitrary starts are exact");
   return true;

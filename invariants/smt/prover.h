@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "invariants/catalogue.h"
+#include "reference/arith/ops.h"
 #include "reference/planner/versions.h"
 
 namespace cp::smt {
@@ -86,6 +87,9 @@ struct ProveResult {
   std::string regression, regression_file;
 };
 
+// Whether the prover encodes the invariant only under DCP (W >= 2): the catalogue's dcp_only
+// rows (info(id).dcp_only) and I-9 (see prover.cpp).
+bool encoded_only_under_dcp(InvariantId id);
 // Whether (version, invariant) has an SMT encoding; if not, why (for the table).
 bool encoded(Version v, InvariantId id, std::string* why = nullptr);
 // Whether the invariant applies to the version at all (e.g. I-6 needs DCP).
@@ -94,6 +98,12 @@ bool applicable(Version v, InvariantId id, std::string* why = nullptr);
 // The rows. A SIGINT/SIGTERM under a cp::proc::InterruptGuard (reference/proc/interrupt.h)
 // stops the workers: the rows come back with what was decided, cases_not_run counting the rest.
 std::vector<ProveResult> prove(const ProveOptions& opts);
+
+// Test hook: from now on the solver terms spell the rounding formulas of reference/arith/ops.h
+// as `s` says (equivalent forms; the planner's cp::Int keeps its own), in this process and the
+// workers prove() forks. Returns the spelling it replaces. tests/smt/test_prove_rewrite.cpp
+// shows the verdicts do not depend on it: no encoder reads back the terms a template built.
+Spelling use_spelling(const Spelling& s);
 
 // The z3 instantiation of the templates agrees with the cp::Int instantiation on `samples`
 // random concrete inputs (z3 terms built from numerals and evaluated). Returns "" when they

@@ -70,7 +70,9 @@ void write_smt2(const std::string& dir, const TaskKey& key, int idx, const Step&
   o << "\n" << canonical_smt2(body);
 }
 
-// Uninterpreted constants of a term.
+// Uninterpreted constants of a term. This and abstract_products are the only term traversals of
+// invariants/smt/: generic over every query, whatever its spelling. No encoder reads back the
+// terms a template built (the quantities a chain needs come from the rules' decompositions).
 static void collect_consts(const z3::expr& e, std::set<unsigned>& seen, std::set<unsigned>& out) {
   if (!seen.insert(e.id()).second) return;
   if (e.is_const() && e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {

@@ -125,6 +125,12 @@ namespace cp {
 template <>
 struct NumOps<z3::expr> {
   using Bool = z3::expr;
+  // The spelling of the rounding formulas on solver terms (reference/arith/ops.h): the
+  // planner's, unless a test rewrites one (smt::use_spelling; forked workers inherit it).
+  static Spelling& spelling() {
+    static Spelling s;
+    return s;
+  }
   static z3::expr lit(const z3::expr& like, std::int64_t v) { return like.ctx().int_val(v); }
   static z3::expr floordiv(const z3::expr& a, const z3::expr& b) {
     std::int64_t d = 0;

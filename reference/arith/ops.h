@@ -19,6 +19,21 @@ namespace cp {
 template <class N>
 struct NumOps;  // specialised per number type
 
+// Equivalent spellings of the rounding formulas below. The planner's number type always uses
+// the defaults; the prover's can be switched (a test hook, NumOps<z3::expr>::spelling()), so a
+// test shows that no proof reads back the terms a template built (tests/smt, "rewrite").
+struct Spelling {
+  bool cdiv_from_predecessor = false;     // cdiv(a, b) = (a - 1) // b + 1, not (a + b - 1) // b
+  bool round_down_as_difference = false;  // round_down(x, m) = x - x mod m, not (x // m)*m
+};
+template <class N>
+Spelling spelling_of() {
+  if constexpr (requires { NumOps<N>::spelling(); })
+    return NumOps<N>::spelling();
+  else
+    return {};
+}
+
 template <>
 struct NumOps<Int> {
   using Bool = bool;
@@ -67,17 +82,48 @@ template <class N>
 N lcm(const N& a, const N& b) {
   return NumOps<N>::lcm(a, b);
 }
+// The rounding formulas with their named quantities, so a proof about them obtains the
+// quantities from the formula's own decomposition instead of reading the terms back:
+//   cdiv(a, b) = value, built from the one floor division `floor` (whose witness definition a
+//   proof lists); round_down / round_up(x, m) = value = q*m, q built from `floor`.
+template <class N>
+struct CdivParts {
+  N floor, value;
+};
+template <class N>
+CdivParts<N> cdiv_parts(const N& a, const N& b) {
+  if (spelling_of<N>().cdiv_from_predecessor) {
+    N f = floordiv(a - lit(a, 1), b);
+    return {f, f + lit(a, 1)};
+  }
+  N f = floordiv(a + b - lit(a, 1), b);
+  return {f, f};
+}
 template <class N>
 N cdiv(const N& a, const N& b) {
-  return floordiv(a + b - lit(a, 1), b);
+  return cdiv_parts(a, b).value;
+}
+template <class N>
+struct RoundParts {
+  N floor, q, value;  // value = q*m
+};
+template <class N>
+RoundParts<N> round_down_parts(const N& x, const N& m) {
+  N q = floordiv(x, m);
+  return {q, q, spelling_of<N>().round_down_as_difference ? x - floormod(x, m) : q * m};
+}
+template <class N>
+RoundParts<N> round_up_parts(const N& x, const N& m) {
+  CdivParts<N> c = cdiv_parts(x, m);
+  return {c.floor, c.value, c.value * m};
 }
 template <class N>
 N round_down(const N& x, const N& m) {
-  return floordiv(x, m) * m;
+  return round_down_parts(x, m).value;
 }
 template <class N>
 N round_up(const N& x, const N& m) {
-  return cdiv(x, m) * m;
+  return round_up_parts(x, m).value;
 }
 
 }  // namespace cp

@@ -42,12 +42,25 @@ PagedSlot<N> paged_slot(const N& p, const N& I, const N& W, const N& B) {
   return {floormod(floordiv(v, I), W), floordiv(p, B * W) * B + floordiv(v, I * W) * I + floormod(v, I)};
 }
 
-// vLLM's get_dcp_local_seq_lens: how many of the first `seq` positions rank r owns.
+// vLLM's get_dcp_local_seq_lens: how many of the first `seq` positions rank r owns, with its
+// named quantities (a proof about it takes them from here, not from the term): a = seq // I
+// interleave groups, b = a // W whole virtual blocks, base = b*I rows every rank owns, rem =
+// seq - base*W positions of the last partial virtual block.
+template <class N>
+struct DcpLocalLenParts {
+  N a, b, base, rem, len;
+};
+template <class N>
+DcpLocalLenParts<N> dcp_local_len_parts(const N& seq, const N& W, const N& r, const N& I) {
+  N a = floordiv(seq, I);
+  N b = floordiv(a, W);
+  N base = b * I;
+  N rem = seq - base * W;
+  return {a, b, base, rem, base + min(max(rem - r * I, lit(seq, 0)), I)};
+}
 template <class N>
 N dcp_local_len(const N& seq, const N& W, const N& r, const N& I) {
-  N base = floordiv(floordiv(seq, I), W) * I;
-  N rem = seq - base * W;
-  return base + min(max(rem - r * I, lit(seq, 0)), I);
+  return dcp_local_len_parts(seq, W, r, I).len;
 }
 
 // Local rows a rank gathers for a global prefix of length x: the maximum over ranks,

@@ -27,10 +27,21 @@ template <class N>
 N workspace_legacy(const N& mml, const N& mns, const N& B) {
   return max(sizing_base(mml, mns, B, 64 * 1024), mns * B);
 }
+// The sizing rules that end in a rounding (pr41229, v5, v6), with it named: S = parts.value =
+// parts.q * multiple (ops.h's RoundParts). A proof about S takes q and the multiple from here.
+template <class N>
+struct Rounding {
+  N multiple;
+  RoundParts<N> parts;
+};
 // #41229 proposal: the legacy size rounded down to a multiple of W.
 template <class N>
+Rounding<N> workspace_pr41229_rounding(const N& mml, const N& mns, const N& B, const N& W) {
+  return {W, round_down_parts(workspace_legacy(mml, mns, B), W)};
+}
+template <class N>
 N workspace_pr41229(const N& mml, const N& mns, const N& B, const N& W) {
-  return round_down(workspace_legacy(mml, mns, B), W);
+  return workspace_pr41229_rounding(mml, mns, B, W).parts.value;
 }
 // Chunk alignment of the packed planner: B without DCP, lcm(B, I*W) with it (spec §1.4).
 template <class N>
@@ -39,21 +50,33 @@ N packed_alignment(const N& B, const N& W, const N& I) {
 }
 // S7 (v5-packed, #50484): round_up(max(S0, mns*A), A).
 template <class N>
-N workspace_v5(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
+Rounding<N> workspace_v5_rounding(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
   N A = packed_alignment(B, W, I);
-  return round_up(max(sizing_base(mml, mns, B, 64 * 1024), mns * A), A);
+  return {A, round_up_parts(max(sizing_base(mml, mns, B, 64 * 1024), mns * A), A)};
+}
+template <class N>
+N workspace_v5(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
+  return workspace_v5_rounding(mml, mns, B, W, I).parts.value;
 }
 // Post-#51733 (v6-current): align_mla_chunked_context_workspace_size at vLLM 903ecb17
 // (vllm/model_executor/layers/attention/mla_attention.py): no mns floor, and on every path,
 // DCP or not, round_up(max(S0, A), A) with A = B without DCP, lcm(B, I*W) with it (B=11000
 // sizes 66000; a test of the pre-merge branch 27ff206f expected 65536, the shipped code does not).
 template <class N>
+Rounding<N> align_workspace_rounding(const N& S, const N& A) {
+  return {A, round_up_parts(max(S, A), A)};
+}
+template <class N>
 N align_workspace(const N& S, const N& A) {  // S9: align(100)=128, align(8)=64 for A=64
-  return round_up(max(S, A), A);
+  return align_workspace_rounding(S, A).parts.value;
+}
+template <class N>
+Rounding<N> workspace_v6_rounding(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
+  return align_workspace_rounding(sizing_base(mml, mns, B, 64 * 1024), packed_alignment(B, W, I));
 }
 template <class N>
 N workspace_v6(const N& mml, const N& mns, const N& B, const N& W, const N& I) {
-  return align_workspace(sizing_base(mml, mns, B, 64 * 1024), packed_alignment(B, W, I));
+  return workspace_v6_rounding(mml, mns, B, W, I).parts.value;
 }
 
 // ---- old planner: equal split by floor-divide (spec §2.2) -----------------------------

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -40,17 +41,29 @@ inline constexpr std::int64_t kAtomDefaultChunkSize = 16384;
 
 namespace steps {
 
+// The sized workspace S and, for a rule that ends in a rounding, that rounding's named
+// quantities (S = q*multiple; arith.h's Rounding): what a proof about S lists.
 template <class N>
-N workspace_size(SizingRule r, const N& mml, const N& mns, const N& B, const N& W, const N& I) {
+struct Sizing {
+  N S;
+  std::optional<arith::Rounding<N>> rounding;
+};
+template <class N>
+Sizing<N> workspace_sizing(SizingRule r, const N& mml, const N& mns, const N& B, const N& W, const N& I) {
+  auto rounded = [](const arith::Rounding<N>& k) { return Sizing<N>{k.parts.value, k}; };
   switch (r) {
-    case SizingRule::v0_128k: return arith::workspace_v0(mml, mns, B);
-    case SizingRule::legacy: return arith::workspace_legacy(mml, mns, B);
-    case SizingRule::pr41229: return arith::workspace_pr41229(mml, mns, B, W);
-    case SizingRule::packed_v5: return arith::workspace_v5(mml, mns, B, W, I);
-    case SizingRule::packed_v6: return arith::workspace_v6(mml, mns, B, W, I);
-    case SizingRule::atom_chunk_size: return lit(mml, kAtomDefaultChunkSize);
+    case SizingRule::v0_128k: return {arith::workspace_v0(mml, mns, B), std::nullopt};
+    case SizingRule::legacy: return {arith::workspace_legacy(mml, mns, B), std::nullopt};
+    case SizingRule::pr41229: return rounded(arith::workspace_pr41229_rounding(mml, mns, B, W));
+    case SizingRule::packed_v5: return rounded(arith::workspace_v5_rounding(mml, mns, B, W, I));
+    case SizingRule::packed_v6: return rounded(arith::workspace_v6_rounding(mml, mns, B, W, I));
+    case SizingRule::atom_chunk_size: return {lit(mml, kAtomDefaultChunkSize), std::nullopt};
   }
   throw std::logic_error("unknown sizing rule");
+}
+template <class N>
+N workspace_size(SizingRule r, const N& mml, const N& mns, const N& B, const N& W, const N& I) {
+  return workspace_sizing(r, mml, mns, B, W, I).S;
 }
 // S1's init assert: the workspace holds one page per sequence.
 template <class N>
