@@ -19,6 +19,7 @@
 #include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/packed/family.h"
+#include "reference/planner/families/tokenspeed/family.h"
 #include "reference/planner/platform.h"
 #include "reference/planner/sizing.h"
 
@@ -35,6 +36,8 @@ enum class Version {
   v6_current,
   atom_pre2113,
   atom_current,
+  tokenspeed_pr1162,
+  tokenspeed_compact,
 };
 
 struct VersionInfo {
@@ -50,6 +53,7 @@ struct VersionInfo {
   bool expected_correct = false;    // campaigns expect no finding (fuzz --expect-correct's default)
   FloorDivideRules floor_divide{};  // read by the floor-divide family only
   PackedRules packed{};             // read by the packed family only
+  TokenSpeedRules tokenspeed{};     // read by the tokenspeed family only
 
   bool is_packed() const { return family == &packed_family; }
 };
@@ -162,6 +166,27 @@ inline constexpr std::array kVersions{
                 .sizing = SizingRule::atom_chunk_size,
                 .supports_dcp = true,
                 .supports_interleave = true},
+    VersionInfo{.version = Version::tokenspeed_pr1162,
+                .name = "tokenspeed-pr1162",
+                .summary = "TokenSpeed PR #1162's head (closed): chunk_len = C // bs; under DCP an owner mask "
+                           "p mod W == r over the span with non-negative operands, i.e. each rank's own rows "
+                           "from the right first position",
+                .source = "lightseekorg/tokenspeed 95089f56 python/tokenspeed/runtime/layers/attention/chunk.py (T2)",
+                .family = &tokenspeed_family,
+                .sizing = SizingRule::tokenspeed_chunk_capacity,
+                .supports_dcp = true,
+                .tokenspeed = {.first_owned = KernelModulo::floor}},
+    VersionInfo{.version = Version::tokenspeed_compact,
+                .name = "tokenspeed-compact",
+                .summary = "TokenSpeed build_dcp_compact_reconstruction_plan: compact per-rank rows, the index "
+                           "kernel's first_owned = s + ((r - s % W) % W) with Triton's truncating % (T-B1: "
+                           "s mod W keys twice and s mod W never per request and chunk)",
+                .source = "TokenSpeed chunk.py with build_dcp_compact_reconstruction_plan (code-index 59621798817, "
+                          "T1; commit not named)",
+                .family = &tokenspeed_family,
+                .sizing = SizingRule::tokenspeed_chunk_capacity,
+                .supports_dcp = true,
+                .tokenspeed = {.first_owned = KernelModulo::truncating}},
 };
 // That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
 // take a comparison of an extern object's address with nullptr as a constant under ASan.

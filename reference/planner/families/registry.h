@@ -7,13 +7,15 @@
 #include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/packed/family.h"
+#include "reference/planner/families/tokenspeed/family.h"
 
 namespace cp {
 
-inline constexpr std::array<const FamilyInfo*, 3> kFamilies{
+inline constexpr std::array<const FamilyInfo*, 4> kFamilies{
     &floor_divide_family,
     &packed_family,
     &atom_family,
+    &tokenspeed_family,
 };
 
 }  // namespace cp
