@@ -21,6 +21,7 @@ enum class SizingRule {
   packed_v6,                  // #51733 (vLLM 903ecb17): no mns floor; round_up(max(S0, A), A) with or without DCP
   atom_chunk_size,            // ATOM: attn_prefill_chunk_size, a config value (default 16384, atom/config.py)
   tokenspeed_chunk_capacity,  // TokenSpeed: C = chunked_prefill_size * mla_chunk_multiplier (8192 * 4)
+  sglang_kv_chunk_capacity,   // SGLang: SGLANG_MAX_KV_CHUNK_CAPACITY (131072; G1 hard-codes 128 * 1024)
 };
 inline constexpr std::array kSizingRules{SizingRule::v0_128k,
                                          SizingRule::legacy,
@@ -28,7 +29,8 @@ inline constexpr std::array kSizingRules{SizingRule::v0_128k,
                                          SizingRule::packed_v5,
                                          SizingRule::packed_v6,
                                          SizingRule::atom_chunk_size,
-                                         SizingRule::tokenspeed_chunk_capacity};
+                                         SizingRule::tokenspeed_chunk_capacity,
+                                         SizingRule::sglang_kv_chunk_capacity};
 constexpr std::string_view name(SizingRule r) {
   switch (r) {
     case SizingRule::v0_128k: return "v0_128k";
@@ -38,6 +40,7 @@ constexpr std::string_view name(SizingRule r) {
     case SizingRule::packed_v6: return "packed_v6";
     case SizingRule::atom_chunk_size: return "atom_chunk_size";
     case SizingRule::tokenspeed_chunk_capacity: return "tokenspeed_chunk_capacity";
+    case SizingRule::sglang_kv_chunk_capacity: return "sglang_kv_chunk_capacity";
   }
   return "?";
 }
@@ -47,6 +50,8 @@ inline constexpr std::int64_t kAtomDefaultChunkSize = 16384;
 // TokenSpeed's chunk capacity with chunked_prefill_size and mla_chunk_multiplier unset: 8192 * 4
 // (T3 server_args.py l.323, l.478); `workspace=` sets C.
 inline constexpr std::int64_t kTokenSpeedDefaultCapacity = 8192 * 4;
+// SGLang's chunk capacity C: SGLANG_MAX_KV_CHUNK_CAPACITY (G8 environ.py; G1's constant 128 * 1024).
+inline constexpr std::int64_t kSGLangDefaultCapacity = 131072;
 
 namespace steps {
 
@@ -60,6 +65,7 @@ N workspace_size(SizingRule r, const N& mml, const N& mns, const N& B, const N& 
     case SizingRule::packed_v6: return arith::workspace_v6(mml, mns, B, W, I);
     case SizingRule::atom_chunk_size: return lit(mml, kAtomDefaultChunkSize);
     case SizingRule::tokenspeed_chunk_capacity: return lit(mml, kTokenSpeedDefaultCapacity);
+    case SizingRule::sglang_kv_chunk_capacity: return lit(mml, kSGLangDefaultCapacity);
   }
   throw std::logic_error("unknown sizing rule");
 }

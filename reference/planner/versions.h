@@ -19,6 +19,7 @@
 #include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/packed/family.h"
+#include "reference/planner/families/sglang/family.h"
 #include "reference/planner/families/tokenspeed/family.h"
 #include "reference/planner/platform.h"
 #include "reference/planner/sizing.h"
@@ -38,6 +39,9 @@ enum class Version {
   atom_current,
   tokenspeed_pr1162,
   tokenspeed_compact,
+  sglang_pre22688,
+  sglang_current,
+  sglang_oneshot_dcp,
 };
 
 struct VersionInfo {
@@ -54,6 +58,7 @@ struct VersionInfo {
   FloorDivideRules floor_divide{};  // read by the floor-divide family only
   PackedRules packed{};             // read by the packed family only
   TokenSpeedRules tokenspeed{};     // read by the tokenspeed family only
+  SGLangRules sglang{};             // read by the sglang family only
 
   bool is_packed() const { return family == &packed_family; }
 };
@@ -187,6 +192,34 @@ inline constexpr std::array kVersions{
                 .sizing = SizingRule::tokenspeed_chunk_capacity,
                 .supports_dcp = true,
                 .tokenspeed = {.first_owned = KernelModulo::truncating}},
+    VersionInfo{.version = Version::sglang_pre22688,
+                .name = "sglang-pre22688",
+                .summary = "SGLang's chunked prefix cache before #22688: C = 128*1024, chunk_len = C // bs over "
+                           "every request, no prefix_chunk_has_zero_kv; no DCP yet",
+                .source = "sgl-project/sglang forward_batch_info.py, older copy (code-index 286988748; G1)",
+                .family = &sglang_family,
+                .sizing = SizingRule::sglang_kv_chunk_capacity,
+                .sglang = {.read = SGLangPrefixRead::owner_mask, .zero_kv_flag = false}},
+    VersionInfo{.version = Version::sglang_current,
+                .name = "sglang-current",
+                .summary = "SGLang's chunked prefix cache: C = SGLANG_MAX_KV_CHUNK_CAPACITY, has_zero_kv per chunk; "
+                           "under DCP owner-mask read, padded send, all-gather transposed, slice per request",
+                .source = "sgl-project/sglang 0220422f forward_batch_deepseek_mha_mixin.py (G2); layers/dcp/ "
+                          "layout.py 076a4245, comm.py (G4, G6); forward_mha.py 00cc79fa (G7)",
+                .family = &sglang_family,
+                .sizing = SizingRule::sglang_kv_chunk_capacity,
+                .supports_dcp = true,
+                .sglang = {.read = SGLangPrefixRead::owner_mask, .zero_kv_flag = true}},
+    VersionInfo{.version = Version::sglang_oneshot_dcp,
+                .name = "sglang-oneshot-dcp",
+                .summary = "SGLang's one-shot MHA path (sum of prefixes <= C, else chunked): under DCP every W-th "
+                           "element of the concatenated prefix indices from r (G-10: a shape mismatch when a request "
+                           "with prefix mod W != 0 starts at an offset that is not a multiple of W)",
+                .source = "sgl-project/sglang 0003011e layers/dcp/planner.py (G3); comm.py (G6)",
+                .family = &sglang_family,
+                .sizing = SizingRule::sglang_kv_chunk_capacity,
+                .supports_dcp = true,
+                .sglang = {.read = SGLangPrefixRead::strided_concat, .zero_kv_flag = true}},
 };
 // That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
 // take a comparison of an extern object's address with nullptr as a constant under ASan.

@@ -7,15 +7,17 @@
 #include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/packed/family.h"
+#include "reference/planner/families/sglang/family.h"
 #include "reference/planner/families/tokenspeed/family.h"
 
 namespace cp {
 
-inline constexpr std::array<const FamilyInfo*, 4> kFamilies{
-    &floor_divide_family,
-    &packed_family,
-    &atom_family,
-    &tokenspeed_family,
+inline constexpr std::array<const FamilyInfo*, 5> kFamilies{
+    &floor_divide_family,  // vLLM: v0-early ... v4-pr47327, pr41229
+    &packed_family,        // vLLM: v5-packed, v6-current
+    &atom_family,          // ROCm/ATOM
+    &tokenspeed_family,    // TokenSpeed
+    &sglang_family,        // SGLang
 };
 
 }  // namespace cp
