@@ -22,6 +22,7 @@ enum class SizingRule {
   atom_chunk_size,            // ATOM: attn_prefill_chunk_size, a config value (default 16384, atom/config.py)
   tokenspeed_chunk_capacity,  // TokenSpeed: C = chunked_prefill_size * mla_chunk_multiplier (8192 * 4)
   sglang_kv_chunk_capacity,   // SGLang: SGLANG_MAX_KV_CHUNK_CAPACITY (131072; G1 hard-codes 128 * 1024)
+  trtllm_kv_buffer,           // TensorRT-LLM: BBS * max_num_tokens = 4 * 8192 context K/V workspace rows
 };
 inline constexpr std::array kSizingRules{SizingRule::v0_128k,
                                          SizingRule::legacy,
@@ -30,7 +31,8 @@ inline constexpr std::array kSizingRules{SizingRule::v0_128k,
                                          SizingRule::packed_v6,
                                          SizingRule::atom_chunk_size,
                                          SizingRule::tokenspeed_chunk_capacity,
-                                         SizingRule::sglang_kv_chunk_capacity};
+                                         SizingRule::sglang_kv_chunk_capacity,
+                                         SizingRule::trtllm_kv_buffer};
 constexpr std::string_view name(SizingRule r) {
   switch (r) {
     case SizingRule::v0_128k: return "v0_128k";
@@ -41,6 +43,7 @@ constexpr std::string_view name(SizingRule r) {
     case SizingRule::atom_chunk_size: return "atom_chunk_size";
     case SizingRule::tokenspeed_chunk_capacity: return "tokenspeed_chunk_capacity";
     case SizingRule::sglang_kv_chunk_capacity: return "sglang_kv_chunk_capacity";
+    case SizingRule::trtllm_kv_buffer: return "trtllm_kv_buffer";
   }
   return "?";
 }
@@ -52,6 +55,9 @@ inline constexpr std::int64_t kAtomDefaultChunkSize = 16384;
 inline constexpr std::int64_t kTokenSpeedDefaultCapacity = 8192 * 4;
 // SGLang's chunk capacity C: SGLANG_MAX_KV_CHUNK_CAPACITY (G8 environ.py; G1's constant 128 * 1024).
 inline constexpr std::int64_t kSGLangDefaultCapacity = 131072;
+// TensorRT-LLM's context K/V workspace: chunked_prefill_buffer_batch_size (4, R3) x max_num_tokens
+// (default 8192; chunk_size = max_num_tokens, R6) rows, R5's floor; `workspace=` sets it.
+inline constexpr std::int64_t kTrtllmDefaultKvBuffer = 4 * 8192;
 
 namespace steps {
 
@@ -66,6 +72,7 @@ N workspace_size(SizingRule r, const N& mml, const N& mns, const N& B, const N& 
     case SizingRule::atom_chunk_size: return lit(mml, kAtomDefaultChunkSize);
     case SizingRule::tokenspeed_chunk_capacity: return lit(mml, kTokenSpeedDefaultCapacity);
     case SizingRule::sglang_kv_chunk_capacity: return lit(mml, kSGLangDefaultCapacity);
+    case SizingRule::trtllm_kv_buffer: return lit(mml, kTrtllmDefaultKvBuffer);
   }
   throw std::logic_error("unknown sizing rule");
 }

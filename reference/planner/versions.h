@@ -21,6 +21,7 @@
 #include "reference/planner/families/packed/family.h"
 #include "reference/planner/families/sglang/family.h"
 #include "reference/planner/families/tokenspeed/family.h"
+#include "reference/planner/families/trtllm/family.h"
 #include "reference/planner/platform.h"
 #include "reference/planner/sizing.h"
 
@@ -42,6 +43,9 @@ enum class Version {
   sglang_pre22688,
   sglang_current,
   sglang_oneshot_dcp,
+  trtllm_pre7477,
+  trtllm_current,
+  trtllm_sm90_pre19269,
 };
 
 struct VersionInfo {
@@ -59,6 +63,7 @@ struct VersionInfo {
   PackedRules packed{};             // read by the packed family only
   TokenSpeedRules tokenspeed{};     // read by the tokenspeed family only
   SGLangRules sglang{};             // read by the sglang family only
+  TrtllmRules trtllm{};             // read by the trtllm family only
 
   bool is_packed() const { return family == &packed_family; }
 };
@@ -220,6 +225,35 @@ inline constexpr std::array kVersions{
                 .sizing = SizingRule::sglang_kv_chunk_capacity,
                 .supports_dcp = true,
                 .sglang = {.read = SGLangPrefixRead::strided_concat, .zero_kv_flag = true}},
+    VersionInfo{.version = Version::trtllm_pre7477,
+                .name = "trtllm-pre7477",
+                .summary = "TensorRT-LLM context MLA before #7477: every request's context in columns of chunk_size "
+                           "= max_num_tokens, nch = cdiv(max c_i, chunk_size): a loop holds up to "
+                           "num_contexts * chunk_size rows (R-2)",
+                .source = "NVIDIA/TensorRT-LLM 00bede19 tensorrt_llm/_torch/attention_backend/trtllm.py (R1)",
+                .family = &trtllm_family,
+                .sizing = SizingRule::trtllm_kv_buffer,
+                .trtllm = {.split = TrtllmSplit::per_request_columns}},
+    VersionInfo{.version = Version::trtllm_current,
+                .name = "trtllm-current",
+                .summary = "TensorRT-LLM from #7477 on, SM >= 100: the contexts packed in request order into loops of "
+                           "T = 4 * max_num_tokens rows, chunked_global_offset per piece (R-1)",
+                .source = "TensorRT-LLM trtllm.py post-#7477 (code-index 55410938029, R2); interface.py (R3); "
+                          "modules/attention.py (R4)",
+                .family = &trtllm_family,
+                .sizing = SizingRule::trtllm_kv_buffer,
+                .expected_correct = true,
+                .trtllm = {.split = TrtllmSplit::packed}},
+    VersionInfo{.version = Version::trtllm_sm90_pre19269,
+                .name = "trtllm-sm90-pre19269",
+                .summary = "TensorRT-LLM on SM < 100 (Hopper) before #19269: no chunked context, "
+                           "forward_context_with_cached_kv gathers every cached row at once with no workspace "
+                           "reserved (R-7, R-B1)",
+                .source = "TensorRT-LLM modules/attention.py (code-index 55351525993, R4: get_sm_version() >= 100 "
+                          "gate); #19269 (PR text)",
+                .family = &trtllm_family,
+                .sizing = SizingRule::trtllm_kv_buffer,
+                .trtllm = {.split = TrtllmSplit::none}},
 };
 // That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
 // take a comparison of an extern object's address with nullptr as a constant under ASan.
