@@ -53,7 +53,8 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .summary = "under DCP every non-zero chunk start is a multiple of V = I*W and local start = start/W",
      .scope = family,
      .rule = "vLLM's DCP gather: chunk boundaries on virtual blocks",
-     .dcp_only = true},
+     .dcp_only = true,
+     .families = "floor-divide,packed,atom"},  // ATOM's windows start at multiples of B*W
     {.id = I7_local_row_budget,
      .tag = "I-7",
      .name = "I7_local_row_budget",

@@ -125,5 +125,13 @@ template <class N>
 N round_up(const N& x, const N& m) {
   return round_up_parts(x, m).value;
 }
+// The remainder of C, CUDA and Triton's signed `%` (truncating: the sign of the dividend), for a
+// positive divisor: what a kernel computes where the host's Python `%` is floormod
+// (other-engines.md §0; Triton emits `srem`). truncmod(-2, 4) = -2, floormod(-2, 4) = 2.
+template <class N>
+N truncmod(const N& a, const N& b) {
+  const N f = floormod(a, b);
+  return select(a < lit(a, 0) && f != lit(a, 0), f - b, f);
+}
 
 }  // namespace cp

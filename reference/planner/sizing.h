@@ -15,15 +15,25 @@
 namespace cp {
 
 enum class SizingRule {
-  v0_128k,          // S1: min(max(8*mml, 4*mns*B), 128K); init assert S >= mns*B
-  legacy,           // S2-S5: 64K cap, then max(S, mns*B) (#25478)
-  pr41229,          // legacy rounded down to a multiple of W
-  packed_v5,        // #50484: round_up(max(S0, mns*A), A)
-  packed_v6,        // #51733 (vLLM 903ecb17): no mns floor; round_up(max(S0, A), A) with or without DCP
-  atom_chunk_size,  // ATOM: attn_prefill_chunk_size, a config value (default 16384, atom/config.py)
+  v0_128k,                    // S1: min(max(8*mml, 4*mns*B), 128K); init assert S >= mns*B
+  legacy,                     // S2-S5: 64K cap, then max(S, mns*B) (#25478)
+  pr41229,                    // legacy rounded down to a multiple of W
+  packed_v5,                  // #50484: round_up(max(S0, mns*A), A)
+  packed_v6,                  // #51733 (vLLM 903ecb17): no mns floor; round_up(max(S0, A), A) with or without DCP
+  atom_chunk_size,            // ATOM: attn_prefill_chunk_size, a config value (default 16384, atom/config.py)
+  tokenspeed_chunk_capacity,  // TokenSpeed: C = chunked_prefill_size * mla_chunk_multiplier (8192 * 4)
+  sglang_kv_chunk_capacity,   // SGLang: SGLANG_MAX_KV_CHUNK_CAPACITY (131072; G1 hard-codes 128 * 1024)
+  trtllm_kv_buffer,           // TensorRT-LLM: BBS * max_num_tokens = 4 * 8192 context K/V workspace rows
 };
-inline constexpr std::array kSizingRules{SizingRule::v0_128k,   SizingRule::legacy,    SizingRule::pr41229,
-                                         SizingRule::packed_v5, SizingRule::packed_v6, SizingRule::atom_chunk_size};
+inline constexpr std::array kSizingRules{SizingRule::v0_128k,
+                                         SizingRule::legacy,
+                                         SizingRule::pr41229,
+                                         SizingRule::packed_v5,
+                                         SizingRule::packed_v6,
+                                         SizingRule::atom_chunk_size,
+                                         SizingRule::tokenspeed_chunk_capacity,
+                                         SizingRule::sglang_kv_chunk_capacity,
+                                         SizingRule::trtllm_kv_buffer};
 constexpr std::string_view name(SizingRule r) {
   switch (r) {
     case SizingRule::v0_128k: return "v0_128k";
@@ -32,12 +42,23 @@ constexpr std::string_view name(SizingRule r) {
     case SizingRule::packed_v5: return "packed_v5";
     case SizingRule::packed_v6: return "packed_v6";
     case SizingRule::atom_chunk_size: return "atom_chunk_size";
+    case SizingRule::tokenspeed_chunk_capacity: return "tokenspeed_chunk_capacity";
+    case SizingRule::sglang_kv_chunk_capacity: return "sglang_kv_chunk_capacity";
+    case SizingRule::trtllm_kv_buffer: return "trtllm_kv_buffer";
   }
   return "?";
 }
 
 // ATOM's default attn_prefill_chunk_size (A2 atom/config.py l.1428-1452); `workspace=` sets it.
 inline constexpr std::int64_t kAtomDefaultChunkSize = 16384;
+// TokenSpeed's chunk capacity with chunked_prefill_size and mla_chunk_multiplier unset: 8192 * 4
+// (T3 server_args.py l.323, l.478); `workspace=` sets C.
+inline constexpr std::int64_t kTokenSpeedDefaultCapacity = 8192 * 4;
+// SGLang's chunk capacity C: SGLANG_MAX_KV_CHUNK_CAPACITY (G8 environ.py; G1's constant 128 * 1024).
+inline constexpr std::int64_t kSGLangDefaultCapacity = 131072;
+// TensorRT-LLM's context K/V workspace: chunked_prefill_buffer_batch_size (4, R3) x max_num_tokens
+// (default 8192; chunk_size = max_num_tokens, R6) rows, R5's floor; `workspace=` sets it.
+inline constexpr std::int64_t kTrtllmDefaultKvBuffer = 4 * 8192;
 
 namespace steps {
 
@@ -58,6 +79,9 @@ Sizing<N> workspace_sizing(SizingRule r, const N& mml, const N& mns, const N& B,
     case SizingRule::packed_v5: return rounded(arith::workspace_v5_rounding(mml, mns, B, W, I));
     case SizingRule::packed_v6: return rounded(arith::workspace_v6_rounding(mml, mns, B, W, I));
     case SizingRule::atom_chunk_size: return {lit(mml, kAtomDefaultChunkSize), std::nullopt};
+    case SizingRule::tokenspeed_chunk_capacity: return {lit(mml, kTokenSpeedDefaultCapacity), std::nullopt};
+    case SizingRule::sglang_kv_chunk_capacity: return {lit(mml, kSGLangDefaultCapacity), std::nullopt};
+    case SizingRule::trtllm_kv_buffer: return {lit(mml, kTrtllmDefaultKvBuffer), std::nullopt};
   }
   throw std::logic_error("unknown sizing rule");
 }

@@ -19,6 +19,9 @@
 #include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/packed/family.h"
+#include "reference/planner/families/sglang/family.h"
+#include "reference/planner/families/tokenspeed/family.h"
+#include "reference/planner/families/trtllm/family.h"
 #include "reference/planner/platform.h"
 #include "reference/planner/sizing.h"
 
@@ -35,6 +38,14 @@ enum class Version {
   v6_current,
   atom_pre2113,
   atom_current,
+  tokenspeed_pr1162,
+  tokenspeed_compact,
+  sglang_pre22688,
+  sglang_current,
+  sglang_oneshot_dcp,
+  trtllm_pre7477,
+  trtllm_current,
+  trtllm_sm90_pre19269,
 };
 
 struct VersionInfo {
@@ -50,6 +61,9 @@ struct VersionInfo {
   bool expected_correct = false;    // campaigns expect no finding (fuzz --expect-correct's default)
   FloorDivideRules floor_divide{};  // read by the floor-divide family only
   PackedRules packed{};             // read by the packed family only
+  TokenSpeedRules tokenspeed{};     // read by the tokenspeed family only
+  SGLangRules sglang{};             // read by the sglang family only
+  TrtllmRules trtllm{};             // read by the trtllm family only
 
   bool is_packed() const { return family == &packed_family; }
 };
@@ -162,6 +176,84 @@ inline constexpr std::array kVersions{
                 .sizing = SizingRule::atom_chunk_size,
                 .supports_dcp = true,
                 .supports_interleave = true},
+    VersionInfo{.version = Version::tokenspeed_pr1162,
+                .name = "tokenspeed-pr1162",
+                .summary = "TokenSpeed PR #1162's head (closed): chunk_len = C // bs; under DCP an owner mask "
+                           "p mod W == r over the span with non-negative operands, i.e. each rank's own rows "
+                           "from the right first position",
+                .source = "lightseekorg/tokenspeed 95089f56 python/tokenspeed/runtime/layers/attention/chunk.py (T2)",
+                .family = &tokenspeed_family,
+                .sizing = SizingRule::tokenspeed_chunk_capacity,
+                .supports_dcp = true,
+                .tokenspeed = {.first_owned = KernelModulo::floor}},
+    VersionInfo{.version = Version::tokenspeed_compact,
+                .name = "tokenspeed-compact",
+                .summary = "TokenSpeed build_dcp_compact_reconstruction_plan: compact per-rank rows, the index "
+                           "kernel's first_owned = s + ((r - s % W) % W) with Triton's truncating % (T-B1: "
+                           "s mod W keys twice and s mod W never per request and chunk)",
+                .source = "TokenSpeed chunk.py with build_dcp_compact_reconstruction_plan (code-index 59621798817, "
+                          "T1; commit not named)",
+                .family = &tokenspeed_family,
+                .sizing = SizingRule::tokenspeed_chunk_capacity,
+                .supports_dcp = true,
+                .tokenspeed = {.first_owned = KernelModulo::truncating}},
+    VersionInfo{.version = Version::sglang_pre22688,
+                .name = "sglang-pre22688",
+                .summary = "SGLang's chunked prefix cache before #22688: C = 128*1024, chunk_len = C // bs over "
+                           "every request, no prefix_chunk_has_zero_kv; no DCP yet",
+                .source = "sgl-project/sglang forward_batch_info.py, older copy (code-index 286988748; G1)",
+                .family = &sglang_family,
+                .sizing = SizingRule::sglang_kv_chunk_capacity,
+                .sglang = {.read = SGLangPrefixRead::owner_mask, .zero_kv_flag = false}},
+    VersionInfo{.version = Version::sglang_current,
+                .name = "sglang-current",
+                .summary = "SGLang's chunked prefix cache: C = SGLANG_MAX_KV_CHUNK_CAPACITY, has_zero_kv per chunk; "
+                           "under DCP owner-mask read, padded send, all-gather transposed, slice per request",
+                .source = "sgl-project/sglang 0220422f forward_batch_deepseek_mha_mixin.py (G2); layers/dcp/ "
+                          "layout.py 076a4245, comm.py (G4, G6); forward_mha.py 00cc79fa (G7)",
+                .family = &sglang_family,
+                .sizing = SizingRule::sglang_kv_chunk_capacity,
+                .supports_dcp = true,
+                .sglang = {.read = SGLangPrefixRead::owner_mask, .zero_kv_flag = true}},
+    VersionInfo{.version = Version::sglang_oneshot_dcp,
+                .name = "sglang-oneshot-dcp",
+                .summary = "SGLang's one-shot MHA path (sum of prefixes <= C, else chunked): under DCP every W-th "
+                           "element of the concatenated prefix indices from r (G-10: a shape mismatch when a request "
+                           "with prefix mod W != 0 starts at an offset that is not a multiple of W)",
+                .source = "sgl-project/sglang 0003011e layers/dcp/planner.py (G3); comm.py (G6)",
+                .family = &sglang_family,
+                .sizing = SizingRule::sglang_kv_chunk_capacity,
+                .supports_dcp = true,
+                .sglang = {.read = SGLangPrefixRead::strided_concat, .zero_kv_flag = true}},
+    VersionInfo{.version = Version::trtllm_pre7477,
+                .name = "trtllm-pre7477",
+                .summary = "TensorRT-LLM context MLA before #7477: every request's context in columns of chunk_size "
+                           "= max_num_tokens, nch = cdiv(max c_i, chunk_size): a loop holds up to "
+                           "num_contexts * chunk_size rows (R-2)",
+                .source = "NVIDIA/TensorRT-LLM 00bede19 tensorrt_llm/_torch/attention_backend/trtllm.py (R1)",
+                .family = &trtllm_family,
+                .sizing = SizingRule::trtllm_kv_buffer,
+                .trtllm = {.split = TrtllmSplit::per_request_columns}},
+    VersionInfo{.version = Version::trtllm_current,
+                .name = "trtllm-current",
+                .summary = "TensorRT-LLM from #7477 on, SM >= 100: the contexts packed in request order into loops of "
+                           "T = 4 * max_num_tokens rows, chunked_global_offset per piece (R-1)",
+                .source = "TensorRT-LLM trtllm.py post-#7477 (code-index 55410938029, R2); interface.py (R3); "
+                          "modules/attention.py (R4)",
+                .family = &trtllm_family,
+                .sizing = SizingRule::trtllm_kv_buffer,
+                .expected_correct = true,
+                .trtllm = {.split = TrtllmSplit::packed}},
+    VersionInfo{.version = Version::trtllm_sm90_pre19269,
+                .name = "trtllm-sm90-pre19269",
+                .summary = "TensorRT-LLM on SM < 100 (Hopper) before #19269: no chunked context, "
+                           "forward_context_with_cached_kv gathers every cached row at once with no workspace "
+                           "reserved (R-7, R-B1)",
+                .source = "TensorRT-LLM modules/attention.py (code-index 55351525993, R4: get_sm_version() >= 100 "
+                          "gate); #19269 (PR text)",
+                .family = &trtllm_family,
+                .sizing = SizingRule::trtllm_kv_buffer,
+                .trtllm = {.split = TrtllmSplit::none}},
 };
 // That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
 // take a comparison of an extern object's address with nullptr as a constant under ASan.

@@ -1,5 +1,6 @@
-// Every planner family, one line each: adding a family is its folder, its line here (with its
-// include) and its tests. `chunkproof versions` groups the rows by these.
+// Every planner family, one line each: adding a family is its folder, its line
+// here (with its include) and its tests. `chunkproof versions` groups the rows
+// by these.
 #pragma once
 
 #include <array>
@@ -7,13 +8,19 @@
 #include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/packed/family.h"
+#include "reference/planner/families/sglang/family.h"
+#include "reference/planner/families/tokenspeed/family.h"
+#include "reference/planner/families/trtllm/family.h"
 
 namespace cp {
 
-inline constexpr std::array<const FamilyInfo*, 3> kFamilies{
-    &floor_divide_family,
-    &packed_family,
-    &atom_family,
+inline constexpr std::array<const FamilyInfo *, 6> kFamilies{
+    &floor_divide_family, // vLLM: v0-early ... v4-pr47327, pr41229
+    &packed_family,       // vLLM: v5-packed, v6-current
+    &atom_family,         // ROCm/ATOM
+    &tokenspeed_family,   // TokenSpeed
+    &sglang_family,       // SGLang
+    &trtllm_family,       // TensorRT-LLM
 };
 
-}  // namespace cp
+} // namespace cp
