@@ -141,3 +141,19 @@ if(TARGET chunkproof_smt)
 else()
   cli_test(prove_no_solver 4 "no SMT prover" prove --version v6-current)
 endif()
+
+# Issue 24: case-line shorthand and "did you mean".
+cli_test(case_repeat 1 "ctx=30000,30000,30000 q=16,16,16"
+         plan --case "version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000*3 q=16*3")
+cli_test(case_repeat_bad_count 2 "key 'ctx'.*repeat count" plan --case "version=v6-current workspace=64 block=16 ctx=5*0 q=4")
+cli_test(case_enum_case_insensitive 1 "case +version=v1-dcp platform=rocm "
+         plan --case "version=V1-DCP platform=ROCm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000*3 q=16*3")
+cli_test(case_did_you_mean_key 2 "key 'blok': unknown key \\(did you mean 'block'\\?\\)"
+         plan --case "version=v6-current workspace=64 blok=16 ctx=5 q=4")
+cli_test(case_did_you_mean_version 2 "unknown version 'v6-curent' \\(did you mean 'v6-current'\\?\\)"
+         plan --case "version=v6-curent workspace=64 block=16 ctx=5 q=4")
+cli_test(case_did_you_mean_platform 2 "did you mean 'rocm'" plan --case "version=v6-current platform=rcom workspace=64 block=16 ctx=5 q=4")
+cli_test(did_you_mean_command 2 "unknown command 'plna' \\(did you mean 'plan'\\?\\)" plna)
+cli_test(did_you_mean_option 2 "--jsn.*did you mean '--json'" plan --jsn --case ${OK})
+cli_test(did_you_mean_version_option 2 "--version: unknown version 'v1dcp' \\(did you mean 'v1-dcp'\\?\\)"
+         check --random 2 --version v1dcp)

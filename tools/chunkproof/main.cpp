@@ -8,6 +8,7 @@
 
 #include "reference/arith/checked_int.h"
 #include "reference/caseio/case.h"
+#include "reference/caseio/suggest.h"
 #include "tools/chunkproof/cli.h"
 
 #ifndef CHUNKPROOF_VERSION
@@ -117,7 +118,9 @@ int main(int argc, char** argv) {
       return fail(cmd, json, kExitUsage, "error", std::string("error: ") + e.what());
     }
   }
-  fail("", json, kExitUsage, "usage", "unknown command '" + cmd + "'");
+  std::vector<std::string> names{"help"};
+  for (const auto& c : commands()) names.emplace_back(c.name);
+  fail("", json, kExitUsage, "usage", "unknown command '" + cmd + "'" + cp::did_you_mean(cmd, names));
   std::cerr << "\n";
   usage(std::cerr);
   return kExitUsage;
