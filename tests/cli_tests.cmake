@@ -142,7 +142,8 @@ else()
   cli_test(prove_no_solver 4 "no SMT prover" prove --version v6-current)
 endif()
 
-# Issue 24: case-line shorthand and "did you mean".
+# Issue 24: case-line shorthand and "did you mean"; --summary, help help, --json once, --json on
+# map/export/compare.
 cli_test(case_repeat 1 "ctx=30000,30000,30000 q=16,16,16"
          plan --case "version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000*3 q=16*3")
 cli_test(case_repeat_bad_count 2 "key 'ctx'.*repeat count" plan --case "version=v6-current workspace=64 block=16 ctx=5*0 q=4")
@@ -157,3 +158,22 @@ cli_test(did_you_mean_command 2 "unknown command 'plna' \\(did you mean 'plan'\\
 cli_test(did_you_mean_option 2 "--jsn.*did you mean '--json'" plan --jsn --case ${OK})
 cli_test(did_you_mean_version_option 2 "--version: unknown version 'v1dcp' \\(did you mean 'v1-dcp'\\?\\)"
          check --random 2 --version v1dcp)
+cli_test(help_help 0 "usage: chunkproof <command>" help help)
+cli_test(json_twice 2 "--json given 2 times" plan --json --json --case ${OK})
+cli_test(plan_summary 1 "^v1-dcp +--case 1  assert  violated=.*assert=max_context_chunk % dcp_world_size == 0 \\(M=21845"
+         plan --summary --case ${BUG})
+cli_test_z(plan_summary_lines 1 "^v6-current +--case 1  ok  violated=none  assert=none\nv1-dcp +--case 2  assert.*\n\n2 case\\(s\\). exit 1"
+           plan --summary --case ${OK} --case ${BUG})
+cli_test(plan_summary_json_excluded 2 "excludes" plan --summary --json --case ${OK})
+cli_test(check_summary 0 "^v6-current +--case 1  ok  violated=none  assert=none  check=bits identical"
+         check --summary --path exact --case ${SMALL})
+cli_test(replay_summary 0 "mi300x-dcp8-per-step-assert.case:[0-9]+  assert  .*expect=assert:met"
+         replay --summary ${PROJECT_SOURCE_DIR}/corpus/regressions/mi300x-dcp8-per-step-assert.case)
+if(TARGET chunkproof_heatmap)
+  cli_test(map_json 1 "^\\{\"schema\":\"chunkproof.map/1\".*\"exit_code\":1"
+           map --json --version v1-dcp --platform rocm --x prefills --y dcp --out ${CLI_WORK}/map-json.svg)
+endif()
+cli_test_sh(export_json 0 "^\\{\"schema\":\"chunkproof.export/1\".*\"exit_code\":0"
+            "chunkproof export --json --device cpu --case '${SMALL}' --out ${CLI_WORK}/export-json")
+cli_test(compare_json_bad_input 2 "\"schema\":\"chunkproof.error/1\".*\"command\":\"compare\""
+         compare --json --out ${CLI_WORK}/cmp-json ${CLI_WORK}/no-export ${CLI_WORK}/no-result)

@@ -6,6 +6,7 @@
 #include "campaign/heatmap.h"
 #include "reference/planner/versions.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/json.h"
 
 namespace cp::cli {
 namespace {
@@ -28,6 +29,7 @@ Hovering a cell in a browser shows its case line, which replays with `chunkproof
   --fix KEY=VAL     set a parameter of the base case (repeatable), e.g. --fix dcp=4
   --out FILE.svg    default map-<version>-<platform>-<y>-x-<x>.svg; a PNG is written beside it
                     when rsvg-convert or ImageMagick's convert is installed
+  --json            one chunkproof.map/1 object on stdout (docs/json.md)
 
 exit: 0 map written (every cell ok), 1 map written with findings in some cells, 2 usage.
 )";
@@ -44,6 +46,8 @@ int run(Args args) {
   app.add_option("--y", spec.y, "the parameter along y")->required();
   app.add_option("--fix", fixes, "KEY=VAL of the base case (repeatable)")->allow_extra_args(false);
   app.add_option("--out", out, "the SVG file")->type_name("FILE.svg");
+  bool json = false;
+  app.add_flag("--json", json, "machine-readable output: one chunkproof.map/1 object (docs/json.md)");
   if (!parse(app, args)) return kExitOk;
   std::vector<std::pair<std::string, std::int64_t>> fix;
   for (const auto& kv : fixes) {
@@ -73,17 +77,32 @@ int run(Args args) {
           spec.x + ".svg";
   std::string png_note;
   const std::string png = fuzz::write_map_files(m, out, png_note);
+  bool findings = false;
+  for (const auto& c : m.categories)
+    findings = findings || c.rfind("assert", 0) == 0 || c.rfind("crash", 0) == 0 || c.rfind("violation", 0) == 0;
+  const int rc = findings ? kExitFinding : kExitOk;
+  if (json) {
+    Json counts = Json::array();
+    for (const auto& c : m.categories) counts.push_back(Json{{"outcome", c}, {"cells", m.counts.at(c)}});
+    print_json(std::cout, Json{{"schema", "chunkproof.map/1"},
+                               {"version", name(spec.version)},
+                               {"platform", name(spec.platform)},
+                               {"x", spec.x},
+                               {"y", spec.y},
+                               {"svg", out},
+                               {"png", png.empty() ? Json(nullptr) : Json(png)},
+                               {"png_note", png.empty() ? Json(png_note) : Json(nullptr)},
+                               {"outcomes", counts},
+                               {"exit_code", rc}});
+    return rc;
+  }
   std::cout << "map: " << out << "\n";
   if (!png.empty())
     std::cout << "png: " << png << "\n";
   else
     std::cout << png_note << "\n";
-  bool findings = false;
-  for (const auto& c : m.categories) {
-    std::cout << "  " << m.counts.at(c) << "\t" << c << "\n";
-    findings = findings || c.rfind("assert", 0) == 0 || c.rfind("crash", 0) == 0 || c.rfind("violation", 0) == 0;
-  }
-  return findings ? kExitFinding : kExitOk;
+  for (const auto& c : m.categories) std::cout << "  " << m.counts.at(c) << "\t" << c << "\n";
+  return rc;
 }
 
 const RegisterCommand reg{"map", "draw a violation map (SVG/PNG) of a version over two parameters", run};
