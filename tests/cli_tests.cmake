@@ -205,3 +205,17 @@ else()
   cli_test(audit_seed_v6_no_solver 3 "NO FINDING \\(not proved\\)"
            audit --serve ${SEED_SERVE} --backend TRITON_MLA --platform MI300X --vllm v6-current --workspace 65536 --max-time 2 --prove-time 300)
 endif()
+# map: axes with values (ranges, lists), the base value always on its axis, csv and table, --out first.
+if(TARGET chunkproof_heatmap)
+  cli_test_z(map_table 1 "workspace: 16384,32768,49152,65536,81920.*\n3  AA.AA.AA\n"
+             map --version v1-dcp --platform rocm --x workspace=16384..131072:16384 --y prefills=1..8 --format table)
+  cli_test(map_csv_stdout 1 "^workspace,prefills,outcome,case"
+           map --version v1-dcp --platform rocm --x workspace=16384,65536 --y prefills=1..4 --format csv --out -)
+  cli_test(map_axis_holds_the_base_value 1 "^65536,3,assert: max_context_chunk"
+           map --version v1-dcp --platform rocm --x workspace --y prefills --format csv --out -)
+  cli_test(map_out_checked_first 2 "--out: cannot create or write.*nothing was computed"
+           map --version v1-dcp --platform rocm --x workspace --y prefills --out /dev/null/x/map.svg)
+  cli_test(map_bad_axis 2 "--x/--y workspace: empty range" map --version v1-dcp --platform rocm --x workspace=10..5 --y prefills)
+  cli_test(map_json_needs_out 2 "--json with --format table needs --out"
+           map --json --version v1-dcp --platform rocm --x workspace --y prefills --format table)
+endif()
