@@ -101,6 +101,33 @@ struct Base {
   }
 };
 
+// The base case's value of an axis key (the workspace the version sizes when none is fixed).
+std::int64_t base_value(const Base& b, const std::string& k, Version v, Platform p) {
+  if (k == "workspace") {
+    if (b.workspace) return b.workspace;
+    try {
+      const Case c = b.to_case(v, p);
+      return size_workspace(v, p, *c.max_model_len, *c.max_num_seqs, c.block, c.dcp, c.interleave);
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  if (k == "max_model_len") return b.max_model_len;
+  if (k == "max_num_seqs") return b.max_num_seqs;
+  if (k == "prefills") return b.prefills;
+  if (k == "ctx") return b.ctx;
+  if (k == "q") return b.q;
+  if (k == "block") return b.block;
+  if (k == "dcp") return b.dcp;
+  if (k == "interleave") return b.interleave;
+  return 0;
+}
+
+void include_value(std::vector<std::int64_t>& axis, std::int64_t v) {
+  if (v <= 0 || std::find(axis.begin(), axis.end(), v) != axis.end()) return;
+  axis.insert(std::upper_bound(axis.begin(), axis.end(), v), v);
+}
+
 constexpr std::int64_t kMaxCellWork = std::int64_t{1} << 16;
 
 MapCell evaluate_cell(const Case& c) {
@@ -207,6 +234,8 @@ Map compute_map(const MapSpec& spec) {
   m.ys = spec.y_values.empty() ? default_values(spec.y) : spec.y_values;
   Base base;
   for (const auto& [k, v] : spec.fix) base.set(k, v);
+  include_value(m.xs, base_value(base, spec.x, spec.version, spec.platform));
+  include_value(m.ys, base_value(base, spec.y, spec.version, spec.platform));
   {
     Case shown = base.to_case(spec.version, spec.platform);
     m.base_line = print_case(shown);
@@ -283,6 +312,92 @@ std::string render_svg(const Map& m) {
   }
   s << "</svg>\n";
   return s.str();
+}
+
+std::vector<std::int64_t> parse_axis(const std::string& key, const std::string& spec) {
+  auto number = [&](const std::string& t) {
+    std::size_t pos = 0;
+    std::int64_t v = 0;
+    try {
+      v = std::stoll(t, &pos);
+    } catch (const std::exception&) {
+      pos = std::string::npos;
+    }
+    if (pos != t.size() || v < 0)
+      throw std::invalid_argument("--x/--y " + key + ": not a non-negative integer: '" + t + "'");
+    return v;
+  };
+  std::vector<std::int64_t> out;
+  if (const auto dots = spec.find(".."); dots != std::string::npos) {
+    const auto colon = spec.find(':', dots);
+    const std::int64_t lo = number(spec.substr(0, dots));
+    const std::int64_t hi =
+        number(spec.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2));
+    if (hi < lo) throw std::invalid_argument("--x/--y " + key + ": empty range '" + spec + "'");
+    if (colon == std::string::npos) {
+      for (std::int64_t v : default_values(key))
+        if (v >= lo && v <= hi) out.push_back(v);
+      if (out.empty() || out.front() != lo) out.insert(out.begin(), lo);
+      if (out.back() != hi) out.push_back(hi);
+    } else {
+      const std::int64_t step = number(spec.substr(colon + 1));
+      if (step < 1 || (hi - lo) / step > 4096)
+        throw std::invalid_argument("--x/--y " + key + ": step must be >= 1 and give at most 4096 values");
+      for (std::int64_t v = lo; v <= hi; v += step) out.push_back(v);
+    }
+  } else {
+    std::stringstream ss(spec);
+    for (std::string t; std::getline(ss, t, ',');) out.push_back(number(t));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+  if (out.empty()) throw std::invalid_argument("--x/--y " + key + ": no values in '" + spec + "'");
+  default_values(key);  // the key must be an axis key
+  return out;
+}
+
+namespace {
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+}  // namespace
+
+std::string render_csv(const Map& m) {
+  std::ostringstream o;
+  o << m.spec.x << "," << m.spec.y << ",outcome,case\n";
+  std::size_t k = 0;
+  for (std::int64_t y : m.ys)
+    for (std::int64_t x : m.xs) {
+      const MapCell& c = m.cells[k++];
+      o << x << "," << y << "," << csv_field(c.category) << "," << csv_field(c.case_line) << "\n";
+    }
+  return o.str();
+}
+
+std::string render_table(const Map& m) {
+  std::map<std::string, char> code;
+  char next = 'A';
+  for (const auto& c : m.categories) code[c] = c == "ok" ? '.' : next <= 'Z' ? next++ : '?';
+  std::ostringstream o;
+  o << name(m.spec.version) << " " << name(m.spec.platform) << ": " << m.spec.y << " (down) x " << m.spec.x
+    << " (across); base " << m.base_line << "\n";
+  std::size_t w = 0;
+  for (auto y : m.ys) w = std::max(w, std::to_string(y).size());
+  o << std::string(w + 2, ' ') << m.spec.x << ": ";
+  for (std::size_t i = 0; i < m.xs.size(); ++i) o << (i ? "," : "") << m.xs[i];
+  o << "\n";
+  std::size_t k = 0;
+  for (std::int64_t y : m.ys) {
+    const std::string ys = std::to_string(y);
+    o << std::string(w - ys.size(), ' ') << ys << "  ";
+    for (std::size_t i = 0; i < m.xs.size(); ++i) o << code[m.cells[k++].category];
+    o << "\n";
+  }
+  for (const auto& c : m.categories) o << "  " << code[c] << "  " << m.counts.at(c) << "\t" << c << "\n";
+  return o.str();
 }
 
 std::string write_map_files(const Map& m, const std::string& svg_path, std::string& png_note) {

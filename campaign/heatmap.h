@@ -25,6 +25,9 @@ struct MapSpec {
   std::string x = "workspace", y = "prefills";
   std::vector<std::pair<std::string, std::int64_t>> fix;  // applied over the base case
   std::vector<std::int64_t> x_values, y_values;           // empty: the key's default range
+  // Every axis also holds the base case's value of its key (a --fix value, or the base config's:
+  // workspace the version sizes for it, 65536 for the legacy versions), so the pinned
+  // configuration is always a cell.
 };
 
 struct MapCell {
@@ -45,6 +48,14 @@ struct Map {
 // Evaluates the grid. Throws std::invalid_argument naming the bad key or value.
 Map compute_map(const MapSpec& spec);
 std::string render_svg(const Map& m);
+// One row per cell: <x key>,<y key>,outcome,case (RFC 4180 quoting).
+std::string render_csv(const Map& m);
+// A text grid: y down, x across, one character per cell ('.' ok, A, B, ... the other outcomes),
+// the legend with counts below.
+std::string render_table(const Map& m);
+// "LO..HI:STEP", "LO..HI" (the key's default values inside [LO, HI]) or "V1,V2,...": an axis's
+// values. Throws std::invalid_argument naming the key.
+std::vector<std::int64_t> parse_axis(const std::string& key, const std::string& spec);
 
 // Writes <path> (SVG) and, when a converter is installed, the PNG beside it; returns the PNG
 // path or "" (and why in `png_note`).

@@ -141,3 +141,81 @@ if(TARGET chunkproof_smt)
 else()
   cli_test(prove_no_solver 4 "no SMT prover" prove --version v6-current)
 endif()
+
+# Issue 24: case-line shorthand, "did you mean", --summary, help help, --json once, --json on
+# map/export/compare, and `audit` (the user's deployment in the user's words).
+cli_test(case_repeat 1 "ctx=30000,30000,30000 q=16,16,16"
+         plan --case "version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000*3 q=16*3")
+cli_test(case_repeat_bad_count 2 "key 'ctx'.*repeat count" plan --case "version=v6-current workspace=64 block=16 ctx=5*0 q=4")
+cli_test(case_enum_case_insensitive 1 "case +version=v1-dcp platform=rocm "
+         plan --case "version=V1-DCP platform=ROCm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000*3 q=16*3")
+cli_test(case_did_you_mean_key 2 "key 'blok': unknown key \\(did you mean 'block'\\?\\)"
+         plan --case "version=v6-current workspace=64 blok=16 ctx=5 q=4")
+cli_test(case_did_you_mean_version 2 "unknown version 'v6-curent' \\(did you mean 'v6-current'\\?\\)"
+         plan --case "version=v6-curent workspace=64 block=16 ctx=5 q=4")
+cli_test(case_did_you_mean_platform 2 "did you mean 'rocm'" plan --case "version=v6-current platform=rcom workspace=64 block=16 ctx=5 q=4")
+cli_test(did_you_mean_command 2 "unknown command 'plna' \\(did you mean 'plan'\\?\\)" plna)
+cli_test(did_you_mean_option 2 "--jsn.*did you mean '--json'" plan --jsn --case ${OK})
+cli_test(did_you_mean_version_option 2 "--version: unknown version 'v1dcp' \\(did you mean 'v1-dcp'\\?\\)"
+         check --random 2 --version v1dcp)
+cli_test(help_help 0 "usage: chunkproof <command>" help help)
+cli_test(json_twice 2 "--json given 2 times" plan --json --json --case ${OK})
+cli_test(plan_summary 1 "^v1-dcp +--case 1  assert  violated=.*assert=max_context_chunk % dcp_world_size == 0 \\(M=21845"
+         plan --summary --case ${BUG})
+cli_test_z(plan_summary_lines 1 "^v6-current +--case 1  ok  violated=none  assert=none\nv1-dcp +--case 2  assert.*\n\n2 case\\(s\\). exit 1"
+           plan --summary --case ${OK} --case ${BUG})
+cli_test(plan_summary_json_excluded 2 "excludes" plan --summary --json --case ${OK})
+cli_test(check_summary 0 "^v6-current +--case 1  ok  violated=none  assert=none  check=bits identical"
+         check --summary --path exact --case ${SMALL})
+cli_test(replay_summary 0 "mi300x-dcp8-per-step-assert.case:[0-9]+  assert  .*expect=assert:met"
+         replay --summary ${PROJECT_SOURCE_DIR}/corpus/regressions/mi300x-dcp8-per-step-assert.case)
+if(TARGET chunkproof_heatmap)
+  cli_test(map_json 1 "^\\{\"schema\":\"chunkproof.map/1\".*\"exit_code\":1"
+           map --json --version v1-dcp --platform rocm --x prefills --y dcp --out ${CLI_WORK}/map-json.svg)
+endif()
+cli_test_sh(export_json 0 "^\\{\"schema\":\"chunkproof.export/1\".*\"exit_code\":0"
+            "chunkproof export --json --device cpu --case '${SMALL}' --out ${CLI_WORK}/export-json")
+cli_test(compare_json_bad_input 2 "\"schema\":\"chunkproof.error/1\".*\"command\":\"compare\""
+         compare --json --out ${CLI_WORK}/cmp-json ${CLI_WORK}/no-export ${CLI_WORK}/no-result)
+set(SEED_SERVE "--decode-context-parallel-size 8 --block-size 64 --max-num-seqs 256 --max-model-len 163840")
+cli_test(audit_tables 0 "TRITON_MLA.*either" audit --tables)
+cli_test_z(audit_seed_v1 1 "pinned +version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1.*worst batch version=v1-dcp .*ctx=[0-9]+,[0-9]+,[0-9]+ q=.*M=21845 W=8.*65536 // 3 = 21845.*no aot_schedule.*fixed in +v5-packed.*v3-pr46114: FINDING: .*violation: I-13"
+           audit --serve ${SEED_SERVE} --backend TRITON_MLA --platform MI300X --vllm v1-dcp --workspace 65536 --max-time 2)
+cli_test(audit_case_line_form 1 "worst batch version=v1-dcp"
+         audit --deployment "platform=rocm workspace=65536 block=64 dcp=8 interleave=1" --vllm v1-dcp --max-time 1 --no-fixed-in)
+cli_test(audit_json 1 "^\\{\"schema\":\"chunkproof.audit/1\".*\"verdict\":\"FINDING\".*\"fixed_in\":\\{\"version\":\"v5-packed\""
+         audit --json --serve ${SEED_SERVE} --backend TRITON_MLA --platform rocm --vllm v1-dcp --workspace 65536 --max-time 1)
+cli_test(audit_unknown_backend 2 "--backend: unknown MLA backend 'TRITON_ML' \\(did you mean 'TRITON_MLA'\\?\\).*accepted: "
+         audit --serve ${SEED_SERVE} --backend TRITON_ML --platform rocm --vllm v1-dcp)
+cli_test(audit_unknown_release 2 "--vllm: unknown release or commit 'v0.0.1'"
+         audit --serve ${SEED_SERVE} --backend TRITON_MLA --platform rocm --vllm v0.0.1)
+cli_test(audit_bad_flag_value 2 "flag --block-size: expected a positive integer, got 'sixty'"
+         audit --serve "--block-size sixty --decode-context-parallel-size 8" --backend FLASHMLA --vllm main --workspace 65536)
+cli_test(audit_backend_platform_clash 2 "ROCM_AITER_MLA runs on rocm, not on platform cuda"
+         audit --serve ${SEED_SERVE} --backend ROCM_AITER_MLA --platform H100 --vllm main)
+cli_test(audit_tp_dcp 2 "DCP size to divide the TP size"
+         audit --serve "${SEED_SERVE} --tensor-parallel-size 4" --backend TRITON_MLA --platform rocm --vllm main)
+cli_test(audit_needs_platform 2 "TRITON_MLA runs on CUDA and ROCm: give --platform"
+         audit --serve ${SEED_SERVE} --backend TRITON_MLA --vllm main)
+if(TARGET chunkproof_smt)
+  cli_test_z(audit_seed_v6_holds 0 "pinned +version=v6-current platform=rocm workspace=65536 block=64 dcp=8.*0 finding.*prove +PROVED.*verdict +PROVED on v6-current"
+             audit --serve ${SEED_SERVE} --backend TRITON_MLA --platform MI300X --vllm v6-current --workspace 65536 --max-time 2 --prove-time 300)
+  cli_test(prove_pin 0 "pinned block=64 dcp=8" prove --version v6-current --platform rocm --invariant I-1 --no-cache --pin block=64,dcp=8)
+else()
+  cli_test(audit_seed_v6_no_solver 3 "NO FINDING \\(not proved\\)"
+           audit --serve ${SEED_SERVE} --backend TRITON_MLA --platform MI300X --vllm v6-current --workspace 65536 --max-time 2 --prove-time 300)
+endif()
+# map: axes with values (ranges, lists), the base value always on its axis, csv and table, --out first.
+if(TARGET chunkproof_heatmap)
+  cli_test_z(map_table 1 "workspace: 16384,32768,49152,65536,81920.*\n3  AA.AA.AA\n"
+             map --version v1-dcp --platform rocm --x workspace=16384..131072:16384 --y prefills=1..8 --format table)
+  cli_test(map_csv_stdout 1 "^workspace,prefills,outcome,case"
+           map --version v1-dcp --platform rocm --x workspace=16384,65536 --y prefills=1..4 --format csv --out -)
+  cli_test(map_axis_holds_the_base_value 1 "^65536,3,assert: max_context_chunk"
+           map --version v1-dcp --platform rocm --x workspace --y prefills --format csv --out -)
+  cli_test(map_out_checked_first 2 "--out: cannot create or write.*nothing was computed"
+           map --version v1-dcp --platform rocm --x workspace --y prefills --out /dev/null/x/map.svg)
+  cli_test(map_bad_axis 2 "--x/--y workspace: empty range" map --version v1-dcp --platform rocm --x workspace=10..5 --y prefills)
+  cli_test(map_json_needs_out 2 "--json with --format table needs --out"
+           map --json --version v1-dcp --platform rocm --x workspace --y prefills --format table)
+endif()

@@ -26,13 +26,14 @@ expr forward_asserts_hold(const expr& toks, const expr& S, const expr& W) {
 std::vector<Triple> packed_grid(const Domain& d) {
   std::vector<Triple> g;
   for (std::int64_t B : d.split_blocks) {
-    if (B > d.block_max) continue;
+    if (B > d.block_max || (d.block_pin && B != d.block_pin)) continue;
     std::vector<std::int64_t> is;
     for (std::int64_t i = 1; i <= 64; i *= 2)
       if (B % i == 0 && i <= d.interleave_max) is.push_back(i);
     if (B > 64 && B <= d.interleave_max) is.push_back(B);
     for (std::int64_t I : is)
-      for (std::int64_t W = 1; W <= d.dcp_max; ++W) g.push_back({B, W, I});
+      for (std::int64_t W = 1; W <= d.dcp_max; ++W)
+        if ((!d.dcp_pin || W == d.dcp_pin) && (!d.interleave_pin || I == d.interleave_pin)) g.push_back({B, W, I});
   }
   return g;
 }
@@ -83,6 +84,13 @@ Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, 
     fact(enc, c.mml == 0 && c.mns == 0, {c.mml, c.mns});
     fact(enc, c.S >= 1 && c.S <= ctx.int_val(d.workspace_max), {c.S});
   }
+  // Pins: exact values (bounds, so a chain that needs one is not reported as unbounded).
+  if (d.block_pin) bound(enc, c.B == ctx.int_val(d.block_pin), {c.B});
+  if (d.dcp_pin) bound(enc, c.W == ctx.int_val(d.dcp_pin), {c.W});
+  if (d.interleave_pin) bound(enc, c.I == ctx.int_val(d.interleave_pin), {c.I});
+  if (d.workspace_pin && !c.sized) bound(enc, c.S == ctx.int_val(d.workspace_pin), {c.S});
+  if (d.mml_pin && c.sized) bound(enc, c.mml == ctx.int_val(d.mml_pin), {c.mml});
+  if (d.mns_pin && c.sized) bound(enc, c.mns == ctx.int_val(d.mns_pin), {c.mns});
   enc.shown.insert(enc.shown.end(), {{"block", c.B}, {"dcp", c.W}, {"interleave", c.I}, {"S", c.S}});
   if (c.sized) enc.shown.insert(enc.shown.end(), {{"max_model_len", c.mml}, {"max_num_seqs", c.mns}});
   return c;

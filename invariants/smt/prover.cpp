@@ -88,8 +88,32 @@ void Domain::apply(std::string_view kv) {
                                 "' (block, dcp, interleave, mml, mns, workspace, ctx, prefills)");
 }
 
+void Domain::pin(std::string_view kv) {
+  const auto eq = kv.find('=');
+  if (eq == std::string_view::npos)
+    throw std::invalid_argument("--pin expects key=value, got '" + std::string(kv) + "'");
+  const std::string key(kv.substr(0, eq));
+  if (key != "block" && key != "dcp" && key != "interleave" && key != "workspace" && key != "mml" && key != "mns")
+    throw std::invalid_argument("--pin: unknown key '" + key + "' (block, dcp, interleave, workspace, mml, mns)");
+  apply(std::string(kv));  // the bound, range-checked; then the exact value
+  const std::int64_t v = std::stoll(std::string(kv.substr(eq + 1)), nullptr, 0);
+  if (key == "block") block_pin = v, split_blocks = {v};
+  if (key == "dcp") dcp_pin = v;
+  if (key == "interleave") interleave_pin = v;
+  if (key == "workspace") workspace_pin = v;
+  if (key == "mml") mml_pin = v, workspace_max = 0, workspace_pin = 0;
+  if (key == "mns") mns_pin = v, workspace_max = 0, workspace_pin = 0;
+}
+
 std::string Domain::describe() const {
   std::ostringstream o;
+  std::string pins;
+  auto add = [&](const char* k, std::int64_t v) {
+    if (v) pins += (pins.empty() ? "" : " ") + std::string(k) + "=" + std::to_string(v);
+  };
+  add("block", block_pin), add("dcp", dcp_pin), add("interleave", interleave_pin), add("workspace", workspace_pin);
+  add("mml", mml_pin), add("mns", mns_pin);
+  if (!pins.empty()) o << "pinned " << pins << "; ";
   o << "block 1.." << block_max << ", dcp 1.." << dcp_max << ", interleave | block";
   if (interleave_max < block_max) o << " (<= " << interleave_max << ")";
   if (workspace_max == 0)

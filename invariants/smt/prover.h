@@ -36,6 +36,12 @@ struct Domain {
   // The split grid: these blocks (<= block_max), interleave = divisors of B among
   // 1, 2, 4, ..., 64 and B itself (<= interleave_max), dcp = 1..dcp_max.
   std::vector<std::int64_t> split_blocks{1, 2, 3, 16, 64, 128, 1024, 11000, 16384};
+  // Pins (`--pin key=value`, `chunkproof audit`): exact values, not upper bounds; 0 = free. A pin
+  // also sets the key's upper bound (and workspace's explicit-S mode, mml/mns the sized mode),
+  // the split grid keeps only pinned triples, and the batch (ctx, prefills) stays free.
+  std::int64_t block_pin = 0, dcp_pin = 0, interleave_pin = 0, workspace_pin = 0, mml_pin = 0, mns_pin = 0;
+  // key=value, keys: block, dcp, interleave, workspace, mml, mns. Throws std::invalid_argument.
+  void pin(std::string_view key_eq_value);
   // key=value, keys: block, dcp, interleave, mml, mns, workspace (N or "sized"), ctx, prefills,
   // blocks (comma list for the split grid), packed (auto|split|symbolic).
   // Throws std::invalid_argument naming the key.

@@ -1,11 +1,14 @@
 #include "reference/caseio/case.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <set>
 #include <sstream>
 #include <utility>
+
+#include "reference/caseio/suggest.h"
 
 namespace cp {
 namespace {
@@ -42,12 +45,35 @@ std::vector<std::int64_t> parse_list(const std::string& key, std::string_view s)
     std::size_t comma = s.find(',', pos);
     std::string_view item = s.substr(pos, comma == std::string_view::npos ? s.npos : comma - pos);
     if (item.empty()) throw CaseError(key, "empty entry in list '" + std::string(s) + "'");
-    out.push_back(parse_int(key, item));
-    if (out.size() > static_cast<std::size_t>(CaseLimits::max_requests))
+    // A repeat: `30000*9` is nine entries of 30000 (the printed form spells them out).
+    const std::size_t star = item.find('*');
+    std::int64_t copies = 1;
+    if (star != std::string_view::npos) {
+      copies = parse_int(key, item.substr(star + 1));
+      if (copies < 1 || copies > CaseLimits::max_requests)
+        throw CaseError(key, "repeat count in '" + std::string(item) + "' out of range [1, " +
+                                 std::to_string(CaseLimits::max_requests) + "]");
+      item = item.substr(0, star);
+    }
+    const std::int64_t value = parse_int(key, item);
+    if (out.size() + static_cast<std::size_t>(copies) > static_cast<std::size_t>(CaseLimits::max_requests))
       throw CaseError(key, "more than " + std::to_string(CaseLimits::max_requests) + " entries");
+    out.insert(out.end(), static_cast<std::size_t>(copies), value);
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
   }
+  return out;
+}
+
+// Enum values are matched case-insensitively (`platform=ROCm`); the printed form is lower case.
+std::string lowered(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::vector<std::string> version_names() {
+  std::vector<std::string> out;
+  for (const auto& v : all_versions()) out.emplace_back(v.name);
   return out;
 }
 
@@ -82,8 +108,8 @@ const std::vector<CaseKey>& case_keys() {
       {"block", "KV page size B, required"},
       {"dcp", "decode-context-parallel world size W (default 1)"},
       {"interleave", "DCP interleave I, must divide block (default 1)"},
-      {"ctx", "comma-separated context lengths, one per request, required"},
-      {"q", "comma-separated new-token counts, one per request, required"},
+      {"ctx", "comma-separated context lengths, one per request (V*N: N requests of V), required"},
+      {"q", "comma-separated new-token counts, one per request (V*N repeats), required"},
       {"asserts", "on | off: off models python -O (asserts stripped; default on)"},
       {"dims", "small | deepseek-v3 | kimi-k2: MLA shape preset for numerics (default small)"},
       {"heads", "number of attention heads (overrides the preset)"},
@@ -186,7 +212,9 @@ Case parse_case(std::string_view line) {
     auto eq = word.find('=');
     if (eq == std::string::npos || eq == 0) throw CaseError("", "expected key=value, got '" + word + "'");
     std::string key = word.substr(0, eq);
-    if (!known.count(key)) throw CaseError(key, "unknown key (see `chunkproof plan --help`)");
+    if (!known.count(key))
+      throw CaseError(
+          key, "unknown key" + did_you_mean(key, {known.begin(), known.end()}) + " (see `chunkproof plan --help`)");
     if (kv.count(key)) throw CaseError(key, "given twice");
     kv[key] = word.substr(eq + 1);
     if (kv[key].empty()) throw CaseError(key, "empty value");
@@ -200,17 +228,22 @@ Case parse_case(std::string_view line) {
   };
   auto v = take("version");
   if (!v) throw CaseError("version", "missing");
-  auto ver = parse_version(*v);
-  if (!ver) throw CaseError("version", "unknown version '" + *v + "' (see `chunkproof versions`)");
+  auto ver = parse_version(lowered(*v));
+  if (!ver)
+    throw CaseError(
+        "version", "unknown version '" + *v + "'" + did_you_mean(*v, version_names()) + " (see `chunkproof versions`)");
   c.version = *ver;
   if (auto p = take("platform")) {
-    auto pl = parse_platform(*p);
-    if (!pl) throw CaseError("platform", "expected cuda or rocm, got '" + *p + "'");
+    auto pl = parse_platform(lowered(*p));
+    if (!pl)
+      throw CaseError("platform", "expected cuda or rocm, got '" + *p + "'" + did_you_mean(*p, {"cuda", "rocm"}));
     c.platform = *pl;
   }
   if (auto bd = take("builder")) {
-    auto b = parse_builder(*bd);
-    if (!b) throw CaseError("builder", "expected dense or sparse, got '" + *bd + "'");
+    auto b = parse_builder(lowered(*bd));
+    if (!b)
+      throw CaseError("builder",
+                      "expected dense or sparse, got '" + *bd + "'" + did_you_mean(*bd, {"dense", "sparse"}));
     c.builder = *b;
   }
   if (auto s = take("workspace")) c.workspace = parse_int("workspace", *s);
@@ -224,16 +257,18 @@ Case parse_case(std::string_view line) {
   if (auto s = take("ctx")) c.ctx = parse_list("ctx", *s);
   if (auto s = take("q")) c.q = parse_list("q", *s);
   if (auto s = take("asserts")) {
-    if (*s == "on")
+    if (lowered(*s) == "on")
       c.asserts = true;
-    else if (*s == "off")
+    else if (lowered(*s) == "off")
       c.asserts = false;
     else
-      throw CaseError("asserts", "expected on or off, got '" + *s + "'");
+      throw CaseError("asserts", "expected on or off, got '" + *s + "'" + did_you_mean(*s, {"on", "off"}));
   }
   if (auto s = take("dims")) {
-    auto d = dims_preset(*s);
-    if (!d) throw CaseError("dims", "expected small, deepseek-v3 or kimi-k2, got '" + *s + "'");
+    auto d = dims_preset(lowered(*s));
+    if (!d)
+      throw CaseError("dims", "expected small, deepseek-v3 or kimi-k2, got '" + *s + "'" +
+                                  did_you_mean(*s, {"small", "deepseek-v3", "kimi-k2"}));
     c.dims = *d;
   }
   if (auto s = take("heads")) c.dims.heads = parse_int("heads", *s);

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "reference/caseio/suggest.h"
 #include "reference/dcp/simulate.h"
 
 namespace cp::cli {
@@ -36,6 +37,24 @@ void configure(CLI::App& app, std::string footer) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
+namespace {
+// "did you mean" for the first word of `args` that looks like an option this command lacks.
+std::string option_hint(const CLI::App& app, Args args) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+    for (const auto& n : o->get_snames()) names.push_back("-" + n);
+  }
+  for (const auto& a : args) {
+    if (a.size() < 3 || a.rfind("--", 0) != 0) continue;
+    const std::string word = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), word) != names.end()) continue;
+    return did_you_mean(word, names);
+  }
+  return {};
+}
+}  // namespace
+
 bool parse(CLI::App& app, Args args) {
   std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 consumes from the back
   try {
@@ -46,6 +65,8 @@ bool parse(CLI::App& app, Args args) {
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return false;
+  } catch (const CLI::ExtrasError& e) {
+    throw UsageError(e.what() + option_hint(app, args));
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
@@ -69,6 +90,11 @@ std::vector<std::string> split_words(const std::vector<std::string>& words) {
   return out;
 }
 
+std::string lowered(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
 template <class T>
 void add_unique(std::vector<T>& v, T x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
@@ -87,8 +113,13 @@ std::vector<Version> parse_versions(const std::vector<std::string>& words, std::
       for (const auto& v : all_versions()) add_unique(out, v.version);
       continue;
     }
-    const auto v = parse_version(w);
-    if (!v) throw UsageError(std::string(option) + ": unknown version '" + w + "' (see `chunkproof versions`)");
+    const auto v = parse_version(lowered(w));
+    if (!v) {
+      std::vector<std::string> names{"all"};
+      for (const auto& r : all_versions()) names.emplace_back(r.name);
+      throw UsageError(std::string(option) + ": unknown version '" + w + "'" + did_you_mean(w, names) +
+                       " (see `chunkproof versions`)");
+    }
     add_unique(out, *v);
   }
   if (out.empty()) empty_selection(option);
@@ -98,13 +129,15 @@ std::vector<Version> parse_versions(const std::vector<std::string>& words, std::
 std::vector<Platform> parse_platforms(const std::vector<std::string>& words, std::string_view option) {
   std::vector<Platform> out;
   for (const auto& w : split_words(words)) {
-    if (w == "all" || w == "both") {
+    if (lowered(w) == "all" || lowered(w) == "both") {
       add_unique(out, Platform::cuda);
       add_unique(out, Platform::rocm);
       continue;
     }
-    const auto p = parse_platform(w);
-    if (!p) throw UsageError(std::string(option) + ": unknown platform '" + w + "' (cuda, rocm, both)");
+    const auto p = parse_platform(lowered(w));
+    if (!p)
+      throw UsageError(std::string(option) + ": unknown platform '" + w + "'" +
+                       did_you_mean(w, {"cuda", "rocm", "both", "all"}) + " (cuda, rocm, both)");
     add_unique(out, *p);
   }
   if (out.empty()) empty_selection(option);
@@ -119,8 +152,12 @@ std::vector<InvariantId> parse_invariants(const std::vector<std::string>& words,
       continue;
     }
     InvariantId id{};
-    if (!parse_invariant(w, id))
-      throw UsageError(std::string(option) + ": unknown invariant '" + w + "' (see `chunkproof invariants`)");
+    if (!parse_invariant(w, id)) {
+      std::vector<std::string> names{"all"};
+      for (const auto& i : all_invariants()) names.emplace_back(i.tag);
+      throw UsageError(std::string(option) + ": unknown invariant '" + w + "'" + did_you_mean(w, names) +
+                       " (see `chunkproof invariants`)");
+    }
     add_unique(out, id);
   }
   if (out.empty()) empty_selection(option);

@@ -232,7 +232,7 @@ int case_exit(const mla::CheckResult& r, const Evaluation& ev, const std::option
 struct CheckArgs {
   CaseArgs cases;
   std::string path = "both";
-  bool json = false, progress = false, quiet = false;
+  bool json = false, progress = false, quiet = false, summary = false;
   int jobs = 1;
   long long random = 0;
   std::vector<std::string> versions, platforms;
@@ -403,7 +403,10 @@ int run(Args args) {
   app.add_option("--path", a.path, "exact | vllm | both")
       ->check(CLI::IsMember({"exact", "vllm", "both"}))
       ->capture_default_str();
-  app.add_flag("--json", a.json, "machine-readable output");
+  auto* json_opt = app.add_flag("--json", a.json, "machine-readable output");
+  app.add_flag("--summary", a.summary,
+               "one line per case: version, case id, outcome, violated invariants, first assert, numerics verdict")
+      ->excludes(json_opt);
   add_jobs(app, a.jobs, "worker threads: heads of one case, or cases of --random");
   app.add_option("--random", a.random, "N random small cases")->check(CLI::Range(1LL, 100000000LL));
   add_list(app, "--version", a.versions, "versions for --random: comma list or all (default v6-current)");
@@ -467,6 +470,12 @@ int run(Args args) {
       if (jobs.size() > 1) j["origin"] = job.origin;
       if (job.expect) j["expect"] = Json{{"expected", verdict_text(*job.expect)}, {"met", code == kExitOk}};
       print_json(std::cout, j);
+      continue;
+    }
+    if (a.summary) {
+      std::string extra = "check=" + r.one_line();
+      if (job.expect) extra += "  expect=" + verdict_text(*job.expect) + (code == kExitOk ? ":met" : ":NOT-MET");
+      std::cout << summary_line(ev, job.origin, extra) << "\n";
       continue;
     }
     if (jobs.size() > 1) std::cout << (i ? "\n" : "") << "== " << job.origin << "\n";

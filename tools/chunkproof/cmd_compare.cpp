@@ -12,6 +12,7 @@
 #include "reference/io/export.h"
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/compare_run.h"
+#include "tools/chunkproof/json.h"
 
 namespace cp::cli {
 
@@ -75,6 +76,7 @@ std::optional<compare::Options> parse_options(Args args) {
   compare::Options o;
   app.add_option("dirs", o.dirs, "EXPORT then RESULT...")->required()->expected(2, 1 << 20);
   app.add_option("--out", o.outdir, "report folder")->capture_default_str();
+  app.add_flag("--json", o.json, "one chunkproof.compare/1 object on stdout instead of the summary (docs/json.md)");
   app.add_option("--bound-rel", o.bound.rel, "max relative error bound")->check(CLI::PositiveNumber);
   app.add_option("--bound-lse", o.bound.lse_abs, "max LSE abs error bound")->check(CLI::PositiveNumber);
   app.add_option("--detector-ratio", o.detector, "chunk-corruption threshold (x the set's noise)")
@@ -255,6 +257,18 @@ bool compare::Run::finding() const {
   return false;
 }
 
+// An unreadable or malformed export/result: exit 2, and the chunkproof.error/1 object under --json.
+int input_error(const compare::Options& o, const std::string& what) {
+  std::cerr << "chunkproof compare: " << what << "\n";
+  if (o.json)
+    print_json(std::cout, Json{{"schema", "chunkproof.error/1"},
+                               {"command", "compare"},
+                               {"exit_code", kExitUsage},
+                               {"kind", "error"},
+                               {"error", what}});
+  return kExitUsage;
+}
+
 int compare_main(Args args) {
   Run run;
   auto opt = parse_options(args);
@@ -271,14 +285,17 @@ int compare_main(Args args) {
     measure_pairs(run);
     compare::write_report(run);
   } catch (const io::IoError& e) {
-    std::cerr << "chunkproof compare: " << e.what() << "\n";
-    return kExitUsage;
+    return input_error(run.opt, e.what());
   } catch (const nlohmann::json::exception& e) {  // a manifest or result.json without a key we read
-    std::cerr << "chunkproof compare: malformed manifest or result.json: " << e.what() << "\n";
-    return kExitUsage;
+    return input_error(run.opt, std::string("malformed manifest or result.json: ") + e.what());
+  }
+  const int rc = run.finding() ? kExitFinding : kExitOk;
+  if (run.opt.json) {
+    compare::print_json_summary(run, rc);
+    return rc;
   }
   compare::print_summary(run);
-  return run.finding() ? kExitFinding : kExitOk;
+  return rc;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include "reference/io/export.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/json.h"
 
 namespace cp::cli {
 
@@ -34,6 +35,7 @@ The manifest's reference.source says which.
   --device D         auto | cpu | gpu (default auto)
   --sample-heads K   heads the CPU cross-checks a GPU reference on (default 2; >= heads: all)
   --threads T        worker threads for the CPU reference (default 1)
+  --json             one chunkproof.export/1 object on stdout (docs/json.md)
 
 exit: 0 written, the plan's chunked pipeline equals the unchunked reference bit for bit;
 1 a finding (an assert fired: only the manifest is written; or the plan corrupts: files
@@ -58,8 +60,24 @@ int export_main(Args args) {
   app.add_option("--sample-heads", sample_heads, "heads the CPU cross-checks a GPU reference on")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  bool json = false;
+  app.add_flag("--json", json, "machine-readable output");
   if (!parse(app, args)) return kExitOk;
   const Case c = parse_case(line);
+  // --json: one document with what the text lines say.
+  auto report = [&](int rc, const std::string& outcome, const std::string& source, const std::string& reference,
+                    const std::vector<std::string>& written, const std::string& note) {
+    print_json(std::cout, Json{{"schema", "chunkproof.export/1"},
+                               {"case", print_case(c)},
+                               {"outcome", outcome},
+                               {"source", source},
+                               {"reference", reference},
+                               {"out", out},
+                               {"written", written},
+                               {"note", note.empty() ? Json(nullptr) : Json(note)},
+                               {"exit_code", rc}});
+    return rc;
+  };
   io::PlanVerdict verdict;  // the CLI combines the invariant verdict with the numerics
   {
     const Evaluation ev = evaluate(c);
@@ -84,6 +102,9 @@ int export_main(Args args) {
   if (use_gpu) {
     GpuExport g = gpu_hooks().export_reference(c, threads, sample_heads);
     if (!g.agree) {
+      if (json)
+        return report(kExitFinding, verdict.outcome, "gpu, " + g.device, g.line, {},
+                      "nothing written: the GPU reference disagrees with the CPU");
       std::cout << "case      " << print_case(c) << "\n"
                 << "device    " << g.device << "\n"
                 << "FAIL      " << g.line << "\n"
@@ -103,6 +124,17 @@ int export_main(Args args) {
   } else {
     s = io::write_export(c, verdict, out, threads);
     source_line = "CPU, every head" + (why_cpu.empty() ? std::string() : " (" + why_cpu + ")");
+  }
+  if (json) {
+    const std::string dir = out + "/";
+    if (s.asserted)
+      return report(kExitFinding, s.outcome, source_line, s.one_line, {dir + io::kManifestFile},
+                    "the version's assert fires: nothing ran");
+    const int rc = s.one_line.rfind("inconclusive", 0) == 0 ? kExitInconclusive
+                   : s.exact_identical && s.outcome == "ok" ? kExitOk
+                                                            : kExitFinding;
+    return report(rc, s.outcome, source_line, s.one_line,
+                  {dir + io::kManifestFile, dir + io::kInputsFile, dir + io::kReferenceFile}, "");
   }
   std::cout << "case      " << print_case(c) << "\n"
             << "outcome   " << s.outcome << "\n"

@@ -1,18 +1,21 @@
 // chunkproof map: a violation map of one version and platform over two parameters
 // (campaign/heatmap.h), written as SVG (and PNG where a converter is installed).
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "campaign/heatmap.h"
 #include "reference/planner/versions.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/json.h"
 
 namespace cp::cli {
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: chunkproof map --version V --platform cuda|rocm --x KEY --y KEY [--fix KEY=VAL ...]
-                      [--out FILE.svg]
+    R"(usage: chunkproof map --version V --platform cuda|rocm --x KEY[=VALUES] --y KEY[=VALUES]
+                      [--fix KEY=VAL ...] [--format svg|csv|table] [--out FILE|-] [--json]
 
 Evaluates the version on a grid of two parameters (every other parameter from a base case, the
 8xMI300X configuration: block=64 dcp=8 interleave=1, 3 prefills of ctx=30000, q=16, the
@@ -23,11 +26,20 @@ Hovering a cell in a browser shows its case line, which replays with `chunkproof
 
   --version V       a planner version (chunkproof versions)
   --platform P      cuda or rocm
-  --x KEY, --y KEY  workspace, max_model_len, max_num_seqs, prefills (number of requests), ctx
-                    (each request's context), q, block, dcp, interleave
+  --x KEY[=VALUES], --y KEY[=VALUES]
+                    workspace, max_model_len, max_num_seqs, prefills (number of requests), ctx
+                    (each request's context), q, block, dcp, interleave; VALUES: LO..HI:STEP,
+                    LO..HI (the key's default values inside, and both ends) or V1,V2,...
+                    (e.g. --x workspace=16384..131072:16384). Every axis also holds the base
+                    case's value of its key (a --fix value; workspace: what the version sizes
+                    for the base config, 65536 for the legacy versions)
   --fix KEY=VAL     set a parameter of the base case (repeatable), e.g. --fix dcp=4
-  --out FILE.svg    default map-<version>-<platform>-<y>-x-<x>.svg; a PNG is written beside it
-                    when rsvg-convert or ImageMagick's convert is installed
+  --format F        svg (default; a PNG beside it when rsvg-convert or ImageMagick's convert is
+                    installed), csv (one row per cell: x, y, outcome, case line) or table (a
+                    text grid, one character per cell, and the legend)
+  --out FILE        default map-<version>-<platform>-<y>-x-<x>.<svg|csv>; - is stdout (csv,
+                    table); checked before any cell is computed
+  --json            one chunkproof.map/1 object on stdout (docs/json.md)
 
 exit: 0 map written (every cell ok), 1 map written with findings in some cells, 2 usage.
 )";
@@ -43,7 +55,13 @@ int run(Args args) {
   app.add_option("--x", spec.x, "the parameter along x")->required();
   app.add_option("--y", spec.y, "the parameter along y")->required();
   app.add_option("--fix", fixes, "KEY=VAL of the base case (repeatable)")->allow_extra_args(false);
-  app.add_option("--out", out, "the SVG file")->type_name("FILE.svg");
+  app.add_option("--out", out, "the output file (- for stdout: csv, table)")->type_name("FILE");
+  std::string format = "svg";
+  app.add_option("--format", format, "svg | csv | table")
+      ->check(CLI::IsMember({"svg", "csv", "table"}))
+      ->capture_default_str();
+  bool json = false;
+  app.add_flag("--json", json, "machine-readable output: one chunkproof.map/1 object (docs/json.md)");
   if (!parse(app, args)) return kExitOk;
   std::vector<std::pair<std::string, std::int64_t>> fix;
   for (const auto& kv : fixes) {
@@ -62,28 +80,72 @@ int run(Args args) {
   spec.version = *v;
   spec.platform = *p;
   spec.fix = fix;
+  try {
+    for (auto [axis, values] : {std::pair{&spec.x, &spec.x_values}, std::pair{&spec.y, &spec.y_values}}) {
+      const auto eq = axis->find('=');
+      if (eq == std::string::npos) continue;
+      *values = fuzz::parse_axis(axis->substr(0, eq), axis->substr(eq + 1));
+      axis->resize(eq);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (out.empty() && format != "table")
+    out = "map-" + std::string(name(spec.version)) + "-" + std::string(name(spec.platform)) + "-" + spec.y + "-x-" +
+          spec.x + "." + format;
+  if (out == "-" && format == "svg") throw UsageError("--out -: stdout takes --format csv or table");
+  if (json && format != "svg" && (out.empty() || out == "-"))
+    throw UsageError("--json with --format " + format + " needs --out FILE (stdout holds the JSON document)");
+  // The output first: nothing is computed for a file that cannot be written.
+  if (!out.empty() && out != "-") {
+    const std::filesystem::path dir = std::filesystem::path(out).parent_path();
+    if (!writable_dir(dir.empty() ? std::string(".") : dir.string()))
+      throw UsageError("--out: cannot create or write the folder of '" + out + "' (nothing was computed)");
+  }
   fuzz::Map m;
   try {
     m = fuzz::compute_map(spec);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (out.empty())
-    out = "map-" + std::string(name(spec.version)) + "-" + std::string(name(spec.platform)) + "-" + spec.y + "-x-" +
-          spec.x + ".svg";
-  std::string png_note;
-  const std::string png = fuzz::write_map_files(m, out, png_note);
-  std::cout << "map: " << out << "\n";
-  if (!png.empty())
-    std::cout << "png: " << png << "\n";
-  else
-    std::cout << png_note << "\n";
-  bool findings = false;
-  for (const auto& c : m.categories) {
-    std::cout << "  " << m.counts.at(c) << "\t" << c << "\n";
-    findings = findings || c.rfind("assert", 0) == 0 || c.rfind("crash", 0) == 0 || c.rfind("violation", 0) == 0;
+  std::string png_note, png;
+  if (format == "svg") {
+    png = fuzz::write_map_files(m, out, png_note);
+  } else {
+    const std::string text = format == "csv" ? fuzz::render_csv(m) : fuzz::render_table(m);
+    if (out.empty() || out == "-") {
+      std::cout << text;
+    } else {
+      std::ofstream f(out, std::ios::trunc);
+      if (!(f << text) || !f.flush()) throw UsageError("--out: cannot write '" + out + "'");
+    }
   }
-  return findings ? kExitFinding : kExitOk;
+  bool findings = false;
+  for (const auto& c : m.categories)
+    findings = findings || c.rfind("assert", 0) == 0 || c.rfind("crash", 0) == 0 || c.rfind("violation", 0) == 0;
+  const int rc = findings ? kExitFinding : kExitOk;
+  if (json) {
+    Json counts = Json::array();
+    for (const auto& c : m.categories) counts.push_back(Json{{"outcome", c}, {"cells", m.counts.at(c)}});
+    print_json(std::cout, Json{{"schema", "chunkproof.map/1"},
+                               {"version", name(spec.version)},
+                               {"platform", name(spec.platform)},
+                               {"x", spec.x},
+                               {"y", spec.y},
+                               {"svg", format == "svg" ? Json(out) : Json(nullptr)},
+                               {"png", png.empty() ? Json(nullptr) : Json(png)},
+                               {"png_note", png.empty() && format == "svg" ? Json(png_note) : Json(nullptr)},
+                               {"format", format},
+                               {"out", out.empty() || out == "-" ? Json(nullptr) : Json(out)},
+                               {"outcomes", counts},
+                               {"exit_code", rc}});
+    return rc;
+  }
+  if (format == "table" || out == "-") return rc;  // the text is the output
+  std::cout << (format == "svg" ? "map: " : "csv: ") << out << "\n";
+  if (format == "svg") std::cout << (png.empty() ? png_note : "png: " + png) << "\n";
+  for (const auto& c : m.categories) std::cout << "  " << m.counts.at(c) << "\t" << c << "\n";
+  return rc;
 }
 
 const RegisterCommand reg{"map", "draw a violation map (SVG/PNG) of a version over two parameters", run};

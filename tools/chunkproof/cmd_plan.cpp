@@ -34,11 +34,13 @@ int run(Args args) {
   CLI::App app{kDescription, "chunkproof plan"};
   configure(app, footer());
   CaseArgs ca;
-  bool json = false;
+  bool json = false, summary = false;
   std::size_t rows = 40;
   std::uint64_t max_memory = 0;
   add_case_options(app, ca);
-  app.add_flag("--json", json, "machine-readable output (schema in docs/plan-json.md)");
+  auto* json_opt = app.add_flag("--json", json, "machine-readable output (schema in docs/plan-json.md)");
+  app.add_flag("--summary", summary, "one line per case: version, case id, outcome, violated invariants, first assert")
+      ->excludes(json_opt);
   app.add_option("--rows", rows, "rows of the chunk table before it is summarised")
       ->check(CLI::Range(8, 1000000))
       ->capture_default_str();
@@ -59,6 +61,14 @@ int run(Args args) {
       if (jobs.size() > 1) j["origin"] = job.origin;
       if (job.expect) j["expect"] = Json{{"expected", verdict_text(*job.expect)}, {"met", code == kExitOk}};
       print_json(std::cout, j);
+      continue;
+    }
+    if (summary) {
+      std::cout << summary_line(ev, job.origin,
+                                job.expect
+                                    ? "expect=" + verdict_text(*job.expect) + (code == kExitOk ? ":met" : ":NOT-MET")
+                                    : std::string())
+                << "\n";
       continue;
     }
     if (jobs.size() > 1) std::cout << (i ? "\n" : "") << "== " << job.origin << "\n";

@@ -54,7 +54,7 @@ std::string fmt_secs(double s) {
 }
 
 struct ProveArgs {
-  std::vector<std::string> versions{"v6-current"}, platforms{"both"}, invariants, domain;
+  std::vector<std::string> versions{"v6-current"}, platforms{"both"}, invariants, domain, pins;
   int jobs = 2;
   int timeout = 30;
   long long rlimit = 0;
@@ -92,6 +92,16 @@ smt::ProveOptions prove_options(const ProveArgs& a) {
       po.domain.apply(kv);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
+    }
+  }
+  for (const auto& list : a.pins) {  // after --domain: a pin is exact whatever bound was given
+    std::stringstream ss(list);
+    for (std::string kv; std::getline(ss, kv, ',');) {
+      try {
+        if (!kv.empty()) po.domain.pin(kv);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
     }
   }
   po.jobs = a.jobs;
@@ -214,6 +224,9 @@ int run(Args args) {
   add_list(app, "--platform", a.platforms, "cuda, rocm or both")->capture_default_str();
   add_list(app, "--invariant", a.invariants, "I-1,I-6,... or all (default: all)");
   add_list(app, "--domain", a.domain, "override the domain, K=V (repeatable; below)");
+  add_list(app, "--pin", a.pins,
+           "fix values exactly, K=V[,K=V...] (block, dcp, interleave, workspace, mml, mns; repeatable): the batch "
+           "stays free");
   add_jobs(app, a.jobs, "worker processes");
   app.add_option("--max-time,--timeout", a.timeout, "seconds per query (--timeout: the same)")
       ->check(CLI::Range(1, 86400))

@@ -7,6 +7,7 @@
 
 #include "invariants/expect.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/report.h"
 
 namespace cp::cli {
 namespace {
@@ -45,10 +46,13 @@ int run(Args args) {
   CLI::App app{kDescription, "chunkproof replay"};
   configure(app, kFooter);
   std::vector<std::string> files;
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, summary = false;
   std::uint64_t max_memory = 0;
   app.add_option("files", files, "case files or folders of them, - for stdin")->required()->type_name("FILE...");
-  app.add_flag("--json", json, "machine-readable output");
+  auto* json_opt = app.add_flag("--json", json, "machine-readable output");
+  app.add_flag("--summary", summary,
+               "one line per run: version, case id, outcome, violated invariants, first assert, expectation")
+      ->excludes(json_opt);
   app.add_flag("--quiet", quiet, "print only the runs that do not meet their expectation");
   add_max_memory(app, max_memory);
   if (!parse(app, args)) return kExitOk;
@@ -83,6 +87,13 @@ int run(Args args) {
       continue;
     }
     if (quiet && ok) continue;
+    if (summary) {
+      std::cout << summary_line(ev, job.origin,
+                                "expect=" + (job.expect ? verdict_text(*job.expect) : std::string("none")) +
+                                    (ok ? ":met" : ":NOT-MET"))
+                << "\n";
+      continue;
+    }
     std::cout << (ok ? "ok    " : "FAIL  ") << job.origin << "  " << std::left << std::setw(15) << name(job.c.version)
               << std::right;
     if (job.expect) std::cout << "expected " << verdict_text(*job.expect) << ", ";

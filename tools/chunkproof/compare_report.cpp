@@ -326,4 +326,13 @@ void print_summary(const Run& run) {
             << (run.pairs.empty() ? "" : ", pair-*.svg") << "}\n";
 }
 
+void print_json_summary(const Run& run, int exit_code) {
+  print_json(std::cout, Json{{"schema", "chunkproof.compare/1"},
+                             {"exit_code", exit_code},
+                             {"finding", run.finding()},
+                             {"findings", findings(run)},
+                             {"report_dir", run.opt.outdir},
+                             {"report", report_json(run)}});
+}
+
 }  // namespace cp::cli::compare

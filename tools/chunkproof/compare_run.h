@@ -21,6 +21,7 @@ struct Options {
   io::KernelBound bound;
   double detector = io::kDetectorThreshold;
   std::string outdir = "compare-report";
+  bool json = false;  // --json: one chunkproof.compare/1 object instead of the summary
 };
 
 // An export and its plan's own verdict (plan_corruption): one per distinct export.
@@ -79,5 +80,8 @@ struct Run {
 // (results table, pairs, one line per finding).
 void write_report(const Run& run);
 void print_summary(const Run& run);
+// --json: schema chunkproof.compare/1 (docs/json.md): the findings, the report folder and the
+// report.json document itself.
+void print_json_summary(const Run& run, int exit_code);
 
 }  // namespace cp::cli::compare

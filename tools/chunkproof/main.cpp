@@ -8,6 +8,7 @@
 
 #include "reference/arith/checked_int.h"
 #include "reference/caseio/case.h"
+#include "reference/caseio/suggest.h"
 #include "tools/chunkproof/cli.h"
 
 #ifndef CHUNKPROOF_VERSION
@@ -82,7 +83,8 @@ int fail(const std::string& cmd, bool json, int code, const std::string& kind, c
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  const auto json_count = std::count(args.begin(), args.end(), "--json");
+  const bool json = json_count > 0;
   if (args.empty()) {
     usage(std::cerr);
     return kExitUsage;
@@ -94,9 +96,17 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "help") {  // chunkproof help CMD == chunkproof CMD --help
     if (args.size() > 2) return fail("help", json, kExitUsage, "usage", "help takes one command name");
+    if (args[1] == "help" || args[1] == "--help" || args[1] == "-h") {  // help about help: the usage
+      usage(std::cout);
+      return kExitOk;
+    }
     args = {args[1], "--help"};
   }
   const std::string cmd = args[0];
+  // A flag given twice is a usage error like any repeated option (`--json --json`).
+  if (json_count > 1)
+    return fail(cmd, true, kExitUsage, "usage",
+                "option --json given " + std::to_string(json_count) + " times (give it once)");
   for (const auto& c : commands()) {
     if (c.name != cmd) continue;
     try {
@@ -117,7 +127,9 @@ int main(int argc, char** argv) {
       return fail(cmd, json, kExitUsage, "error", std::string("error: ") + e.what());
     }
   }
-  fail("", json, kExitUsage, "usage", "unknown command '" + cmd + "'");
+  std::vector<std::string> names{"help"};
+  for (const auto& c : commands()) names.emplace_back(c.name);
+  fail("", json, kExitUsage, "usage", "unknown command '" + cmd + "'" + cp::did_you_mean(cmd, names));
   std::cerr << "\n";
   usage(std::cerr);
   return kExitUsage;

@@ -47,6 +47,22 @@ std::string one_line_verdict(const Evaluation& ev) {
   return "ok: every invariant holds";
 }
 
+std::string summary_line(const Evaluation& ev, const std::string& id, const std::string& extra) {
+  std::string violated;
+  for (const auto& r : ev.results)
+    if (r.verdict == Verdict::violated) violated += (violated.empty() ? "" : ",") + std::string(info(r.id).tag);
+  std::string s = std::string(name(ev.c.version));
+  s += std::string(s.size() < 14 ? 14 - s.size() : 1, ' ');
+  s += id + "  " + std::string(name(ev.outcome)) + "  violated=" + (violated.empty() ? "none" : violated);
+  s += "  assert=";
+  if (const AssertFailure* a = ev.first_assert())
+    s += a->which + " (" + a->detail + ")";
+  else
+    s += "none";
+  if (!extra.empty()) s += "  " + extra;
+  return s;
+}
+
 void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_rows) {
   const Case& c = ev.c;
   const Plan& p = ev.plan;

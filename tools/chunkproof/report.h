@@ -17,5 +17,8 @@ Json plan_json(const Evaluation& ev);
 // One line: "assert fired: <which> (<detail>)" / "violation: I-6 ..." / "ok".
 std::string one_line_verdict(const Evaluation& ev);
 std::string describe(const Violation& v);
+// --summary: one line per case, "<version> <case id> <outcome> violated=<tags|none>
+// assert=<first assert|none>", the fields in fixed order (`extra` appended when given).
+std::string summary_line(const Evaluation& ev, const std::string& id, const std::string& extra = {});
 
 }  // namespace cp::cli
