@@ -219,3 +219,10 @@ if(TARGET chunkproof_heatmap)
   cli_test(map_json_needs_out 2 "--json with --format table needs --out"
            map --json --version v1-dcp --platform rocm --x workspace --y prefills --format table)
 endif()
+# JSON and reports: null (JSON) or nothing (text) for "none", never -1.
+cli_test(plan_json_null_not_minus_one 1 "\"schema\":\"chunkproof.plan/3\".*\"chunk\":null.*\"rank\":null" plan --json --case ${BUG})
+cli_test(plan_json_no_minus_one 1 "!\":-1[,}]" plan --json --case ${BUG})
+if(TARGET chunkproof_campaign)
+  cli_test_sh(fuzz_detail_no_minus_one 0 "!(chunk|request|rank|row) -1"
+              "rm -rf fz-nm && chunkproof fuzz --engine builtin --version v1-dcp --platform rocm --max-time 2 --findings-dir fz-nm/f --corpus-dir fz-nm/c --no-status > /dev/null; grep -rh '# detail' fz-nm/f; true")
+endif()

@@ -17,8 +17,12 @@ std::string detail_of(const Evaluation& ev) {
     if (r.verdict == Verdict::violated && !r.violations.empty()) {
       const Violation& v = r.violations.front();
       std::ostringstream os;
-      os << info(r.id).tag << " chunk " << v.chunk << " request " << v.request << " rank " << v.rank << " row " << v.row
-         << ": expected " << v.expected << ", got " << v.got << " (" << v.reason << ")";
+      os << info(r.id).tag;  // the places that apply (-1 is "none": never printed)
+      if (v.chunk >= 0) os << " chunk " << v.chunk;
+      if (v.request >= 0) os << " request " << v.request;
+      if (v.rank >= 0) os << " rank " << v.rank;
+      if (v.row >= 0) os << " row " << v.row;
+      os << ": expected " << v.expected << ", got " << v.got << " (" << v.reason << ")";
       return os.str();
     }
   return {};

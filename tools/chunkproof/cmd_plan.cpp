@@ -21,7 +21,7 @@ std::string footer() {
   std::string s =
       "A case with '# expect <version>: ok|assert|violation I-x,...' lines (from --cases) runs once\n"
       "per expectation and counts as a finding when it does not meet it.\n"
-      "JSON (--json): one chunkproof.plan/2 object per case and line (docs/plan-json.md).\n\n"
+      "JSON (--json): one chunkproof.plan/3 object per case and line (docs/plan-json.md).\n\n"
       "exit: 0 every invariant holds and no assert fires (every expectation met), 1 an assert\n"
       "fires or an invariant is violated (an expectation is not met), 2 bad input. The worst case decides.\n\n"
       "case keys:\n";

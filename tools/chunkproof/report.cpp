@@ -159,6 +159,9 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
   os << "outcome   " << one_line_verdict(ev) << "\n";
 }
 
+// "none" (-1 in the structs) is null in JSON (chunkproof.plan/3).
+Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
+
 Json plan_json(const Evaluation& ev) {
   const Case& c = ev.c;
   const Plan& p = ev.plan;
@@ -185,7 +188,7 @@ Json plan_json(const Evaluation& ev) {
   j["outcome"] = outcome;
   j["asserts"] = Json::array();
   for (const auto& a : p.asserts)
-    j["asserts"].push_back(Json{{"stage", a.stage}, {"which", a.which}, {"detail", a.detail}, {"chunk", a.chunk},
+    j["asserts"].push_back(Json{{"stage", a.stage}, {"which", a.which}, {"detail", a.detail}, {"chunk", index_or_null(a.chunk)},
                                      {"kind", a.kind == FailureKind::crash ? "crash" : "assert"}});
   j["num_decodes"] = p.num_decodes;
   j["prefills"] = p.prefills;
@@ -238,10 +241,10 @@ Json plan_json(const Evaluation& ev) {
             {"note", r.note},
             {"violations", Json::array()}};
     for (const auto& v : r.violations)
-      ij["violations"].push_back(Json{{"chunk", v.chunk},
-                                      {"request", v.request},
-                                      {"rank", v.rank},
-                                      {"row", v.row},
+      ij["violations"].push_back(Json{{"chunk", index_or_null(v.chunk)},
+                                      {"request", index_or_null(v.request)},
+                                      {"rank", index_or_null(v.rank)},
+                                      {"row", index_or_null(v.row)},
                                       {"expected", v.expected},
                                       {"got", v.got},
                                       {"reason", v.reason}});

@@ -11,8 +11,8 @@
 namespace cp::cli {
 
 void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_rows = 40);
-// schema chunkproof.plan/2 (docs/plan-json.md)
-inline constexpr const char* kPlanSchema = "chunkproof.plan/2";
+// schema chunkproof.plan/3 (docs/plan-json.md; /3: null, not -1, for "none")
+inline constexpr const char* kPlanSchema = "chunkproof.plan/3";
 Json plan_json(const Evaluation& ev);
 // One line: "assert fired: <which> (<detail>)" / "violation: I-6 ..." / "ok".
 std::string one_line_verdict(const Evaluation& ev);
