@@ -50,6 +50,10 @@ std::vector<Named> golden_cases() {
   for (const auto& f : files) {
     const CaseRecord rf = read_regression_file(f.string());
     for (const auto& ex : rf.expects) {
+      // Recorded over vLLM's families, like the random cases below: the other engines' corpus
+      // cases are replayed by MlaRegressions where the numerics run their movement.
+      const FamilyInfo* fam = info(ex.version).family;
+      if (fam != &floor_divide_family && fam != &packed_family) continue;
       Case c = test_shapes::with_narrow_dims(rf.case_for(ex.version));
       out.push_back({"corpus/" + f.stem().string() + "/" + std::string(name(ex.version)), c});
       c.asserts = false;  // what the plan does to the numbers past its assert
