@@ -1,4 +1,5 @@
 // chunkproof versions / chunkproof invariants: the two catalogues, one line each.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
@@ -29,9 +30,14 @@ int versions(Args args) {
     print_json(std::cout, j);
     return kExitOk;
   }
-  // One line per version, its name first (completion reads the first word).
+  // One line per version, its name first (completion reads the first word): the columns as wide
+  // as the longest name, so a name never runs into its family.
+  std::size_t width = 0, fwidth = 0;
+  for (const auto& v : all_versions()) width = std::max(width, v.name.size());
+  for (const FamilyInfo* f : kFamilies) fwidth = std::max(fwidth, f->name.size());
   for (const auto& v : all_versions())
-    std::cout << std::left << std::setw(15) << v.name << std::setw(14) << v.family->name
+    std::cout << std::left << std::setw(static_cast<int>(width + 1)) << v.name
+              << std::setw(static_cast<int>(fwidth + 2)) << v.family->name
               << (v.expected_correct ? "[expected correct] " : "") << v.summary << " [" << v.source << "]\n";
   return kExitOk;
 }
