@@ -9,16 +9,16 @@ namespace cp::fuzz {
 
 MinimizeResult minimize_case(const Case& start, const std::string& sig, const TargetConfig& cfg, double seconds,
                              bool (*stop)()) {
-  using Clock = std::chrono::steady_clock;
+  using SteadyClock = std::chrono::steady_clock;
   const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+      SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
   MinimizeResult r{start, 0, false};
   auto keeps = [&](const Case& c) {
     ++r.evaluations;
     const Judgement j = judge(c, cfg);
     return j.kind != Judgement::rejected && j.kind != Judgement::ok && j.signature == sig;
   };
-  auto out_of_time = [&] { return Clock::now() > deadline || (stop && stop()); };
+  auto out_of_time = [&] { return SteadyClock::now() > deadline || (stop && stop()); };
   // Tries smaller values of one field, smallest first; keeps the first that preserves the finding.
   auto shrink = [&](std::int64_t lo, const std::function<std::int64_t&(Case&)>& field) {
     bool any = false;

@@ -5,18 +5,13 @@
 #include <cstring>
 #include <sstream>
 
+#include "reference/io/number_text.h"
 #include "reference/mla/math/bf16.h"
 
 namespace cp::io {
 
 namespace {
 bool nan_f(float x) { return std::isnan(x); }
-std::string fmt(double x, int prec = 3) {
-  std::ostringstream os;
-  os.precision(prec);
-  os << x;
-  return os.str();
-}
 }  // namespace
 
 int UlpHistogram::bucket_of(std::int64_t ulp) {
@@ -158,10 +153,10 @@ std::string why_not_within(const OutStats& o, const LseStats& l, const KernelBou
   std::vector<std::string> why;
   if (o.nan_got) why.push_back(std::to_string(o.nan_got) + " NaN outputs");
   if (o.inf_got) why.push_back(std::to_string(o.inf_got) + " inf outputs");
-  if (o.max_rel > b.rel) why.push_back("max rel " + fmt(o.max_rel) + " > " + fmt(b.rel));
+  if (o.max_rel > b.rel) why.push_back("max rel " + significant(o.max_rel) + " > " + significant(b.rel));
   if (l.nan_got) why.push_back(std::to_string(l.nan_got) + " NaN LSE");
   if (l.inf_mismatch) why.push_back(std::to_string(l.inf_mismatch) + " LSE inf mismatches");
-  if (l.max_abs > b.lse_abs) why.push_back("LSE max abs " + fmt(l.max_abs) + " > " + fmt(b.lse_abs));
+  if (l.max_abs > b.lse_abs) why.push_back("LSE max abs " + significant(l.max_abs) + " > " + significant(b.lse_abs));
   std::string s;
   for (const auto& w : why) s += (s.empty() ? "" : "; ") + w;
   return s;

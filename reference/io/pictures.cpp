@@ -4,17 +4,13 @@
 #include <cmath>
 #include <sstream>
 
+#include "reference/io/number_text.h"
+
 namespace cp::io {
 
 namespace {
 constexpr const char* kRed = "#c44";
 constexpr const char* kGreen = "#4a7";
-std::string fmt(double x, int prec) {
-  std::ostringstream os;
-  os.precision(prec);
-  os << x;
-  return os.str();
-}
 std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
@@ -83,7 +79,7 @@ std::string error_overview_svg(const std::vector<OverviewBar>& rows, double boun
     os << "<text x='" << left - 6 << "' y='" << y + 12 << "' text-anchor='end'>" << esc(r.label) << "</text>\n";
     os << "<rect x='" << left << "' y='" << y + 2 << "' width='" << xof(r.value) - left << "' height='" << rh - 5
        << "' fill='" << (bad ? kRed : kGreen) << "'/>\n<text x='" << xof(r.value) + 3 << "' y='" << y + 12 << "'"
-       << (r.corrupt ? " fill='" + std::string(kRed) + "' font-weight='bold'" : "") << ">" << fmt(r.value, 2)
+       << (r.corrupt ? " fill='" + std::string(kRed) + "' font-weight='bold'" : "") << ">" << significant(r.value, 2)
        << (r.corrupt ? " corrupting plan" : "") << "</text>\n";
   }
   const int yb = 36 + static_cast<int>(rows.size()) * rh;
@@ -92,7 +88,7 @@ std::string error_overview_svg(const std::vector<OverviewBar>& rows, double boun
        << "</text>\n";
   os << "<line x1='" << xof(bound) << "' y1='30' x2='" << xof(bound) << "' y2='" << yb
      << "' stroke='#000' stroke-dasharray='4 3'/>\n";
-  os << "<text x='" << xof(bound) + 3 << "' y='30'>bound " << fmt(bound, 2) << "</text>\n";
+  os << "<text x='" << xof(bound) + 3 << "' y='30'>bound " << significant(bound, 2) << "</text>\n";
   os << "<text x='4' y='" << yb + 32 << "'>red: a corrupting plan (its exact chunked reference differs, or the "
      << "detector flags it) or past the bound</text>\n</svg>\n";
   return os.str();

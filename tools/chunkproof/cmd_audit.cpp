@@ -26,6 +26,7 @@
 #endif
 
 namespace cp::cli {
+namespace cmd_audit {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kDescription =
@@ -580,4 +581,5 @@ const RegisterCommand reg{"audit", "audit a vLLM deployment (serve flags, backen
                           run};
 
 }  // namespace
+}  // namespace cmd_audit
 }  // namespace cp::cli

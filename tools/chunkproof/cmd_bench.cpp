@@ -9,6 +9,7 @@
 #include "tools/chunkproof/cli.h"
 
 namespace cp::cli {
+namespace cmd_bench {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kDescription =
@@ -116,4 +117,5 @@ int run(Args args) {
 const RegisterCommand reg{"bench", "throughput of the CPU numerics check (exact vs vLLM path, threads)", run};
 
 }  // namespace
+}  // namespace cmd_bench
 }  // namespace cp::cli

@@ -8,6 +8,7 @@
 #include "tools/chunkproof/cli.h"
 
 namespace cp::cli {
+namespace cmd_catalogue {  // one per file: the unity build puts several files in one TU
 namespace {
 
 int versions(Args args) {
@@ -76,4 +77,5 @@ const RegisterCommand reg_v{"versions", "list the planner versions", versions};
 const RegisterCommand reg_i{"invariants", "list the invariant catalogue", invariants};
 
 }  // namespace
+}  // namespace cmd_catalogue
 }  // namespace cp::cli

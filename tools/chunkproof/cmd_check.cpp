@@ -22,6 +22,7 @@
 #include "tools/chunkproof/report.h"
 
 namespace cp::cli {
+namespace cmd_check {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kDescription =
@@ -491,4 +492,5 @@ int run(Args args) {
 const RegisterCommand reg{"check", "CPU numerics: chunked == unchunked bit for bit; vLLM merge path vs float64", run};
 
 }  // namespace
+}  // namespace cmd_check
 }  // namespace cp::cli

@@ -16,6 +16,7 @@
 
 namespace cp::cli {
 
+namespace cmd_compare {  // one per file: the unity build puts several files in one TU
 namespace {
 
 using compare::Loaded;
@@ -243,6 +244,7 @@ void measure_pairs(Run& run) {
 }
 
 }  // namespace
+}  // namespace cmd_compare
 
 std::string compare::Loaded::device() const {
   const auto env = r.info.value("environment", nlohmann::json::object());
@@ -256,6 +258,8 @@ bool compare::Run::finding() const {
     if (r.finding()) return true;
   return false;
 }
+
+namespace cmd_compare {
 
 // An unreadable or malformed export/result: exit 2, and the chunkproof.error/1 object under --json.
 int input_error(const compare::Options& o, const std::string& what) {
@@ -300,6 +304,7 @@ int compare_main(Args args) {
 
 namespace {
 const RegisterCommand reg{"compare", "production-kernel results against an export's exact reference", compare_main};
-}
+}  // namespace
+}  // namespace cmd_compare
 
 }  // namespace cp::cli

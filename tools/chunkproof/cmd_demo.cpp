@@ -16,6 +16,7 @@ std::vector<DemoStage>& demo_stages() {
   return stages;
 }
 
+namespace cmd_demo {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kDescription =
@@ -96,4 +97,5 @@ int run(Args args) {
 const RegisterCommand reg{"demo", "the built-in tour: every stage on defaults, one summary table", run};
 
 }  // namespace
+}  // namespace cmd_demo
 }  // namespace cp::cli

@@ -11,6 +11,7 @@
 
 namespace cp::cli {
 
+namespace cmd_export {  // one per file: the unity build puts several files in one TU
 namespace {
 constexpr const char* kExportHelp =
     R"(usage: chunkproof export --case '<case line>' --out DIR [--device auto|cpu|gpu] [--sample-heads K] [--threads T]
@@ -141,13 +142,12 @@ int export_main(Args args) {
             << "source    " << source_line << "\n"
             << "reference " << s.one_line << "\n";
   if (s.asserted) {
-    std::cout << "wrote     " << out << "/" << io::kManifestFile
-              << " only (the version's assert fires: nothing ran)\n";
+    std::cout << "wrote     " << out << "/" << io::kManifestFile << " only (the version's assert fires: nothing ran)\n";
     return kExitFinding;
   }
-  std::cout << "wrote     " << out << "/{" << io::kManifestFile << ", " << io::kInputsFile << ", "
-            << io::kReferenceFile << "}: " << s.prefill_tokens << " prefill tokens, " << s.context_rows
-            << " context rows (" << s.seconds << " s)\n";
+  std::cout << "wrote     " << out << "/{" << io::kManifestFile << ", " << io::kInputsFile << ", " << io::kReferenceFile
+            << "}: " << s.prefill_tokens << " prefill tokens, " << s.context_rows << " context rows (" << s.seconds
+            << " s)\n";
   if (s.one_line.rfind("inconclusive", 0) == 0) return kExitInconclusive;
   return s.exact_identical && s.outcome == "ok" ? kExitOk : kExitFinding;
 }
@@ -155,6 +155,7 @@ int export_main(Args args) {
 namespace {
 const RegisterCommand reg{"export", "write a case's inputs, plan and exact outputs for production kernels",
                           export_main};
-}
+}  // namespace
+}  // namespace cmd_export
 
 }  // namespace cp::cli

@@ -11,6 +11,7 @@
 #include "tools/chunkproof/cli.h"
 
 namespace cp::cli {
+namespace cmd_fuzz {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kDescription =
@@ -125,4 +126,5 @@ int run(Args args) {
 const RegisterCommand reg{"fuzz", "run a fuzz campaign (libFuzzer) and write a morning report", run};
 
 }  // namespace
+}  // namespace cmd_fuzz
 }  // namespace cp::cli

@@ -11,6 +11,7 @@
 #include "tools/chunkproof/json.h"
 
 namespace cp::cli {
+namespace cmd_map {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kHelp =
@@ -151,4 +152,5 @@ int run(Args args) {
 const RegisterCommand reg{"map", "draw a violation map (SVG/PNG) of a version over two parameters", run};
 
 }  // namespace
+}  // namespace cmd_map
 }  // namespace cp::cli

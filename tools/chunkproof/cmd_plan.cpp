@@ -7,6 +7,7 @@
 #include "tools/chunkproof/report.h"
 
 namespace cp::cli {
+namespace cmd_plan {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kDescription =
@@ -83,4 +84,5 @@ int run(Args args) {
 const RegisterCommand reg{"plan", "plan cases and check every invariant", run};
 
 }  // namespace
+}  // namespace cmd_plan
 }  // namespace cp::cli

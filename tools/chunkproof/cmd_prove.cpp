@@ -17,6 +17,7 @@
 #endif
 
 namespace cp::cli {
+namespace cmd_prove {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kDescription =
@@ -307,4 +308,5 @@ int run(Args args) {
 const RegisterCommand reg{"prove", "prove invariants per planner version with Z3, or give a counterexample", run};
 
 }  // namespace
+}  // namespace cmd_prove
 }  // namespace cp::cli

@@ -10,6 +10,7 @@
 #include "tools/chunkproof/report.h"
 
 namespace cp::cli {
+namespace cmd_replay {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kDescription =
@@ -107,4 +108,5 @@ int run(Args args) {
 const RegisterCommand reg{"replay", "replay case files and check their '# expect' lines", run};
 
 }  // namespace
+}  // namespace cmd_replay
 }  // namespace cp::cli

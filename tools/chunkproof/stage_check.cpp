@@ -8,6 +8,7 @@
 #include "tools/chunkproof/demo.h"
 
 namespace cp::cli {
+namespace stage_check {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kInterleave =
@@ -81,4 +82,5 @@ std::vector<StageRow> run(const DemoOptions& opts) {
 const RegisterDemoStage reg{30, "check", run};
 
 }  // namespace
+}  // namespace stage_check
 }  // namespace cp::cli

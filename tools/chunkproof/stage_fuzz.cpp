@@ -10,6 +10,7 @@
 #include "tools/chunkproof/demo.h"
 
 namespace cp::cli {
+namespace stage_fuzz {  // one per file: the unity build puts several files in one TU
 namespace {
 
 struct NullBuf : std::streambuf {
@@ -95,4 +96,5 @@ std::vector<StageRow> run(const DemoOptions& d) {
 const RegisterDemoStage reg{20, "fuzz", run};
 
 }  // namespace
+}  // namespace stage_fuzz
 }  // namespace cp::cli

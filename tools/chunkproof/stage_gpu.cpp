@@ -21,6 +21,7 @@
 #endif
 
 namespace cp::cli {
+namespace stage_gpu {  // one per file: the unity build puts several files in one TU
 namespace {
 
 constexpr const char* kGpuItem = "GPU bit-for-bit (chunked == unchunked == CPU)";
@@ -338,4 +339,5 @@ std::vector<StageRow> run(const DemoOptions&) {
 const RegisterDemoStage reg{50, "gpu", run};
 
 }  // namespace
+}  // namespace stage_gpu
 }  // namespace cp::cli

@@ -4,6 +4,7 @@
 #include "tools/chunkproof/report.h"
 
 namespace cp::cli {
+namespace stage_plan {  // one per file: the unity build puts several files in one TU
 namespace {
 
 struct Notable {
@@ -26,7 +27,8 @@ constexpr Notable kCases[] = {
      "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=8 interleave=64 ctx=50000,100,100 q=4,4,4",
      "assert"},
     {"interleave, python -O: silent misrouting",
-     "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=8 interleave=64 ctx=50000,100,100 q=4,4,4 asserts=off",
+     "version=v2-interleave platform=cuda workspace=65536 block=64 dcp=8 interleave=64 ctx=50000,100,100 q=4,4,4 "
+     "asserts=off",
      "violation I-9"},
     {"v4-pr47327/rocm sparse builder: assert removed, misaligned",
      "version=v4-pr47327 builder=sparse platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,100,100 "
@@ -71,9 +73,12 @@ std::vector<StageRow> run(const DemoOptions&) {
     const Evaluation ev = evaluate(parse_case(n.line));
     r.got = one_line_verdict(ev);
     const std::string exp = n.expected;
-    if (exp == "ok") r.as_expected = ev.outcome == Outcome::ok;
-    else if (exp == "assert") r.as_expected = ev.outcome == Outcome::assert_fired;
-    else if (exp == "crash") r.as_expected = ev.outcome == Outcome::crashed;
+    if (exp == "ok")
+      r.as_expected = ev.outcome == Outcome::ok;
+    else if (exp == "assert")
+      r.as_expected = ev.outcome == Outcome::assert_fired;
+    else if (exp == "crash")
+      r.as_expected = ev.outcome == Outcome::crashed;
     else {
       InvariantId id{};
       parse_invariant(exp.substr(exp.find(' ') + 1), id);
@@ -88,4 +93,5 @@ std::vector<StageRow> run(const DemoOptions&) {
 const RegisterDemoStage reg{10, "plan", run};
 
 }  // namespace
+}  // namespace stage_plan
 }  // namespace cp::cli

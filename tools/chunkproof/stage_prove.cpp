@@ -10,6 +10,7 @@
 #endif
 
 namespace cp::cli {
+namespace stage_prove {  // one per file: the unity build puts several files in one TU
 namespace {
 
 #ifdef CHUNKPROOF_HAVE_Z3
@@ -68,4 +69,5 @@ std::vector<StageRow> run(const DemoOptions&) {
 const RegisterDemoStage reg{40, "prove", run};
 
 }  // namespace
+}  // namespace stage_prove
 }  // namespace cp::cli
