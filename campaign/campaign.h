@@ -74,6 +74,9 @@ struct CampaignResult {
 
 // Where the libFuzzer build of `<target>_fuzz` is; "" with `searched` listing where it looked.
 std::string locate_fuzzer(const std::string& target, const std::string& hint, std::vector<std::string>& searched);
+// Configures the `fuzz` preset in the source tree this chunkproof was built from and builds
+// `<target>_fuzz` (its progress on stderr): the binary's path, or "" with `why`.
+std::string build_fuzzer_on_demand(const std::string& target, std::string& why);
 
 // The default campaign folder: $CHUNKPROOF_FUZZ_HOME (else <source>/chunkproof-fuzz) /
 // <target>-<versions>-<platform>. Independent of the current directory, so the same command

@@ -193,10 +193,16 @@ bool run_libfuzzer(CampaignRun& run) {
   CampaignResult& res = run.res;
   std::vector<std::string> searched;
   run.fuzzer = locate_fuzzer(opt.target, opt.fuzzer_bin, searched);
+  std::string build_why;
+  if (run.fuzzer.empty() && opt.fuzzer_bin.empty() && !std::getenv("CHUNKPROOF_FUZZ_BIN_DIR")) {
+    const std::string built = build_fuzzer_on_demand(opt.target, build_why);
+    if (!built.empty() && is_libfuzzer_binary(built)) run.fuzzer = fs::weakly_canonical(built).string();
+  }
   if (run.fuzzer.empty()) {
     res.exit_code = 2;
     res.error = "no libFuzzer build of " + opt.target + "_fuzz found (looked at: " + join(searched, ", ") +
-                ").\nBuild the fuzz targets with clang + libFuzzer:\n  cmake --preset fuzz && cmake --build --preset "
+                ")" + (build_why.empty() ? "" : "; building it here failed: " + build_why) +
+                ".\nBuild the fuzz targets with clang + libFuzzer:\n  cmake --preset fuzz && cmake --build --preset "
                 "fuzz\nthen pass --fuzzer-bin build/fuzz/fuzz (or set CHUNKPROOF_FUZZ_BIN_DIR). "
                 "--engine builtin runs an in-process random search instead (planner only, no coverage guidance).";
     return false;
