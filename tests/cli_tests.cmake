@@ -138,6 +138,11 @@ if(TARGET chunkproof_smt)
   cli_test_z(prove_prints_before_saving 1 "COUNTEREXAMPLE.*reproduce: .*saved: "
              prove --version v1-dcp --platform rocm --invariant I-1 --no-cache --save-regression ${CLI_WORK}/saved)
   cli_test(prove_timeout_alias 0 "PROVED" prove --version v6-current ${P1} --timeout 30 --threads 1)
+  # Issue 24: --max-time is the whole command's budget (the full v6 table takes ~40 s without a
+  # cache): the rows not finished are UNKNOWN, exit 3, and the line says why.
+  cli_test(prove_max_time_is_the_whole_budget 3 "--max-time reached after .* row\\(s\\) not run"
+           prove --version v6-current --no-cache --max-time 2)
+  cli_test(prove_query_timeout_alias 0 "PROVED" prove --version v6-current ${P1} --query-timeout 30)
 else()
   cli_test(prove_no_solver 4 "no SMT prover" prove --version v6-current)
 endif()

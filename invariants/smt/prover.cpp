@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "invariants/smt/prover_internal.h"
+#include "reference/proc/interrupt.h"
 
 namespace cp::smt {
 
@@ -334,8 +335,8 @@ class RowTable {
     if (r.status == Status::unknown)
       r.detail = std::to_string(r.unknown_cases.size()) + " of " + std::to_string(r.cases) + " case(s) undecided";
     if (r.status == Status::unknown && r.cases_not_run > 0)
-      r.detail = "interrupted: " + std::to_string(r.cases_not_run) + " of " + std::to_string(r.cases) +
-                 " case(s) not run" +
+      r.detail = std::string(proc::interrupted() ? "interrupted" : "the run's time budget ran out") + ": " +
+                 std::to_string(r.cases_not_run) + " of " + std::to_string(r.cases) + " case(s) not run" +
                  (r.unknown_cases.empty() ? "" : ", " + std::to_string(r.unknown_cases.size()) + " undecided");
     if (r.status == Status::proved && na_cases_[i] > 0)
       r.detail = std::to_string(na_cases_[i]) + " split case(s) not applicable";

@@ -4,6 +4,7 @@
 // room); everything that touches z3++.h lives in invariants/smt/*.cpp.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -58,7 +59,10 @@ struct ProveOptions {
   std::vector<InvariantId> invariants;  // empty: every encoded invariant
   Domain domain;
   int jobs = 2;
-  double timeout_s = 30;     // per query (wall clock, besides the rlimit)
+  double timeout_s = 30;  // per query (wall clock, besides the rlimit)
+  // The whole run's deadline (`prove --max-time`): from then on no case starts and running ones
+  // are stopped, as after an interrupt (their rows UNKNOWN, cases_not_run counted). None: no limit.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   std::uint64_t rlimit = 0;  // per query; 0 = derived from timeout_s
   unsigned seed = 1;
   std::string emit_smt2_dir;        // write every query as commented SMT-LIB2

@@ -148,17 +148,17 @@ class Pool {
         ws_(static_cast<std::size_t>(jobs)) {}
 
   bool run() {
-    if (proc::interrupted()) return false;
+    if (stopping()) return false;
     for (auto& w : ws_) spawn(w);
     for (auto& w : ws_) dispatch(w);
-    while (!proc::interrupted()) {
+    while (!stopping()) {
       std::vector<pollfd> fds;
       std::vector<Worker*> who;
       for (auto& w : ws_)
         if (w.task >= 0) fds.push_back({w.child.from_child(), POLLIN, 0}), who.push_back(&w);
       if (fds.empty()) break;
       if (proc::interrupt_fd() >= 0) fds.push_back({proc::interrupt_fd(), POLLIN, 0});
-      if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (::poll(fds.data(), fds.size(), poll_timeout_ms()) < 0) {
         if (errno == EINTR) continue;  // a signal: the loop condition decides
         throw std::runtime_error(proc::os_error("poll (prover workers)"));
       }
@@ -166,7 +166,7 @@ class Pool {
       for (std::size_t i = 0; i < who.size() && !restarted_; ++i)  // a restart invalidates fds: poll again
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(*who[i]);
     }
-    if (proc::interrupted()) {
+    if (stopping()) {
       for (auto& w : ws_) stop(w);
       return false;
     }
@@ -179,6 +179,17 @@ class Pool {
   }
 
  private:
+  // An interrupt, or the run's deadline passed (ProveOptions::deadline).
+  bool stopping() const {
+    return proc::interrupted() || (opts_.deadline && std::chrono::steady_clock::now() >= *opts_.deadline);
+  }
+  // Until the deadline (poll wakes up for it), else no timeout.
+  int poll_timeout_ms() const {
+    if (!opts_.deadline) return -1;
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(*opts_.deadline - std::chrono::steady_clock::now());
+    return static_cast<int>(std::clamp<std::int64_t>(left.count() + 1, 0, 1 << 30));
+  }
   void spawn(Worker& w) {
     w.buf.clear();
     w.child = proc::Child::fork_call({.to_child = true, .from_child = true}, [&](proc::ChildEnds e) -> int {
@@ -194,7 +205,7 @@ class Pool {
     w.task = -1;
   }
   void dispatch(Worker& w) {
-    const int ti = proc::interrupted() ? -1 : next_task_();
+    const int ti = stopping() ? -1 : next_task_();
     w.task = ti;
     // A worker that cannot take its task is killed: the next poll sees it die (task UNKNOWN).
     if (ti >= 0 && !write_all(w.child.to_child(), std::to_string(ti) + "\n")) w.child.signal_group(SIGKILL);
@@ -213,7 +224,7 @@ class Pool {
                      : "worker process died (" + proc::describe_status(st) + ")";
       absorb_(w.task, o);
       w.task = -1;
-      if (proc::interrupted()) return;  // no replacement: the pool is stopping
+      if (stopping()) return;  // no replacement: the pool is stopping
       spawn(w);
       dispatch(w);
       return;
@@ -236,7 +247,7 @@ class Pool {
       if (o.task < 0 || !obsolete_(o.task)) continue;
       stop(o);
       restarted_ = true;
-      if (proc::interrupted()) continue;  // no replacement: the pool is stopping
+      if (stopping()) continue;  // no replacement: the pool is stopping
       spawn(o);
       dispatch(o);
     }

@@ -5,16 +5,12 @@
 // "fixed in": the first version row, in release order, on which the same deployment holds.
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <csignal>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "reference/caseio/deployment.h"
 #include "tools/chunkproof/cli.h"
@@ -268,23 +264,11 @@ Proof prove_pinned(const Deployment& d, const Case& base, const Bounds& b, doubl
   std::string warning;
   po.cache_dir = default_cache_dir("smt", &warning);
   (void)d;
-  // The budget: an interrupt of our own after `budget` seconds stops the workers (rows UNKNOWN).
+  // The budget: the prover's deadline stops its workers (rows UNKNOWN); Ctrl-C stops them too.
   proc::InterruptGuard guard;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread timer([&] {
-    std::unique_lock<std::mutex> lk(mu);
-    if (!cv.wait_for(lk, std::chrono::duration<double>(budget), [&] { return done; })) std::raise(SIGINT);
-  });
   const auto t0 = Clock::now();
+  po.deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget));
   const auto rows = smt::prove(po);
-  {
-    std::lock_guard<std::mutex> lk(mu);
-    done = true;
-  }
-  cv.notify_one();
-  timer.join();
   out.seconds = since(t0);
   bool ce = false, unknown = false;
   for (const auto& r : rows) {

@@ -39,8 +39,9 @@ Folders are checked before any query runs: --emit-smt2 and --save-regression mus
 (else exit 2); an unwritable cache falls back to no cache with one warning. Results are printed
 before any regression file is written. Progress goes to stderr.
 JSON (--json): one chunkproof.prove/1 object (docs/json.md).
-Ctrl-C or SIGTERM: the workers are stopped, the rows so far are printed and saved as usual, the
-unfinished ones UNKNOWN ("interrupted: N of M case(s) not run").
+Ctrl-C or SIGTERM, or the end of --max-time (the whole command's budget; --query-timeout is each
+query's): the workers are stopped, the rows so far are printed and saved as usual, the unfinished
+ones UNKNOWN ("interrupted: N of M case(s) not run" / "the run's time budget ran out: ...").
 
 exit: 0 all encoded invariants PROVED, 1 a counterexample, 2 usage, 3 something UNKNOWN or
 interrupted (and no counterexample), 4 built without the solver.
@@ -57,7 +58,8 @@ std::string fmt_secs(double s) {
 struct ProveArgs {
   std::vector<std::string> versions{"v6-current"}, platforms{"both"}, invariants, domain, pins;
   int jobs = 2;
-  int timeout = 30;
+  int timeout = 30;     // per query
+  double max_time = 0;  // the whole command; 0: no limit
   long long rlimit = 0;
   unsigned seed = 1;
   std::string emit_smt2, cache, save_regression;
@@ -107,6 +109,9 @@ smt::ProveOptions prove_options(const ProveArgs& a) {
   }
   po.jobs = a.jobs;
   po.timeout_s = static_cast<double>(a.timeout);
+  if (a.max_time > 0)
+    po.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(a.max_time));
   po.rlimit = static_cast<std::uint64_t>(a.rlimit);
   po.seed = a.seed;
   // Folders first: nothing runs when an output folder cannot be written.
@@ -142,8 +147,9 @@ std::string interrupted_line(const std::vector<smt::ProveResult>& rows, double w
   for (const auto& r : rows) row_count += r.cases_not_run > 0 ? 1 : 0;
   const int sig = proc::interrupt_signal();
   const char* sig_name = sig == SIGTERM ? "SIGTERM" : "SIGINT";  // the guard catches only these two
-  return std::string("interrupted (") + sig_name + ") after " + fmt_secs(wall) + ": " + std::to_string(n) +
-         " case(s) of " + std::to_string(row_count) + " row(s) not run; those rows are UNKNOWN";
+  const std::string why = proc::interrupted() ? std::string("interrupted (") + sig_name + ")" : "--max-time reached";
+  return why + " after " + fmt_secs(wall) + ": " + std::to_string(n) + " case(s) of " + std::to_string(row_count) +
+         " row(s) not run; those rows are UNKNOWN";
 }
 
 void print_table(const smt::ProveOptions& po, const std::vector<smt::ProveResult>& rows,
@@ -229,10 +235,14 @@ int run(Args args) {
            "fix values exactly, K=V[,K=V...] (block, dcp, interleave, workspace, mml, mns; repeatable): the batch "
            "stays free");
   add_jobs(app, a.jobs, "worker processes");
-  app.add_option("--max-time,--timeout", a.timeout, "seconds per query (--timeout: the same)")
+  app.add_option("--max-time", a.max_time,
+                 "seconds for the whole command: then running queries stop and the rows not finished are "
+                 "UNKNOWN (default: no limit)")
+      ->check(CLI::Range(1.0, 30.0 * 86400));
+  app.add_option("--query-timeout,--timeout", a.timeout, "seconds per query (--timeout: the same)")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
-  app.add_option("--rlimit", a.rlimit, "Z3 resource limit (default 4e6 per second of --max-time)")
+  app.add_option("--rlimit", a.rlimit, "Z3 resource limit (default 4e6 per second of --query-timeout)")
       ->check(CLI::Range(0LL, 4000000000LL));
   app.add_option("--seed", a.seed, "solver seed")->check(CLI::Range(0, 1 << 30))->capture_default_str();
   app.add_option("--emit-smt2", a.emit_smt2, "write every query as commented SMT-LIB2 (re-check with `z3 FILE`)")
@@ -252,7 +262,8 @@ int run(Args args) {
   po.progress = [](const std::string& line) { std::cerr << "  " << line << "\n" << std::flush; };
 
   std::cerr << "chunkproof prove: domain " << po.domain.describe() << "; " << po.jobs << " job(s), " << po.timeout_s
-            << " s per query; cache " << (po.cache_dir.empty() ? "off" : po.cache_dir) << "\n";
+            << " s per query" << (a.max_time > 0 ? ", " + fmt_secs(a.max_time) + " in all" : std::string())
+            << "; cache " << (po.cache_dir.empty() ? "off" : po.cache_dir) << "\n";
   // Up to the last saved file: Ctrl-C / SIGTERM stop the workers (the rows so far are printed
   // and saved, exit 3), and a second one cannot cut a regression file short.
   proc::InterruptGuard guard;
