@@ -197,6 +197,7 @@ bool run_libfuzzer(CampaignRun& run) {
   if (run.fuzzer.empty() && opt.fuzzer_bin.empty() && !std::getenv("CHUNKPROOF_FUZZ_BIN_DIR")) {
     const std::string built = build_fuzzer_on_demand(opt.target, build_why);
     if (!built.empty() && is_libfuzzer_binary(built)) run.fuzzer = fs::weakly_canonical(built).string();
+    run.t0 = Clock::now();  // --max-time is fuzzing time: the build does not spend it
   }
   if (run.fuzzer.empty()) {
     res.exit_code = 2;
