@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "campaign/campaign_run.h"
+#include "reference/io/user_dirs.h"
 #include "reference/proc/interrupt.h"
 
 namespace cp::fuzz {
@@ -149,10 +150,18 @@ void checkpoint(CampaignRun& run, const CampaignStats& stats, double seconds) {
   save_totals(run.state_file, t);
 }
 
-std::string default_campaign_dir(const std::string& target, const std::string& versions, const std::string& platform) {
+std::string default_campaign_dir(const std::string& target, const std::string& versions, const std::string& platform,
+                                 const std::string& pins) {
   const char* home = std::getenv("CHUNKPROOF_FUZZ_HOME");
-  const fs::path root = home && *home ? fs::absolute(home) : fs::path(CHUNKPROOF_SOURCE_DIR) / "chunkproof-fuzz";
-  return (root / (target + "-" + versions + "-" + platform)).string();
+  const fs::path root = home && *home ? fs::absolute(home) : io::user_data_dir("fuzz");
+  if (root.empty()) return {};
+  std::string name = target + "-" + versions + "-" + platform;
+  if (!pins.empty()) {  // a pinned campaign is a campaign of its own: block=64,dcp=8 -> -pinned-block64-dcp8
+    name += "-pinned-";
+    for (char ch : pins)
+      if (ch != '=') name += ch == ',' ? '-' : ch;
+  }
+  return (root / name).string();
 }
 
 // Directories: corpus and findings persist across runs, so a killed campaign resumes. The
@@ -162,8 +171,11 @@ std::string default_campaign_dir(const std::string& target, const std::string& v
 bool prepare_folders(CampaignRun& run) {
   const CampaignOptions& opt = run.opt;
   run.vers = opt.versions.empty() ? "all" : join(opt.versions, ",");
-  run.findings = opt.findings_dir.empty() ? fs::path(default_campaign_dir(opt.target, run.vers, opt.platform))
+  run.findings = opt.findings_dir.empty() ? fs::path(default_campaign_dir(opt.target, run.vers, opt.platform, opt.pins))
                                           : fs::absolute(opt.findings_dir);
+  if (run.findings.empty())
+    return fail(run,
+                "no campaign folder: neither CHUNKPROOF_FUZZ_HOME, XDG_DATA_HOME nor HOME is set; pass --findings-dir");
   run.corpus = opt.corpus_dir.empty() ? run.findings / "corpus" : fs::absolute(opt.corpus_dir);
   run.raw = run.findings / "raw";
   run.crashes = run.findings / "crashes";
@@ -200,6 +212,7 @@ bool prepare_config(CampaignRun& run) {
              {"CHUNKPROOF_FUZZ_EXPECT_CORRECT", opt.expect_correct.empty() ? "none" : opt.expect_correct},
              {"CHUNKPROOF_FUZZ_FINDINGS_DIR", fs::absolute(run.raw).string()},
              {"CHUNKPROOF_FUZZ_STOP_ON", opt.stop_on},
+             {"CHUNKPROOF_FUZZ_PINS", opt.pins},
              {"CHUNKPROOF_FUZZ_DIFFERENTIAL", opt.differential ? "1" : "0"},
              {"CHUNKPROOF_FUZZ_EXEC_LOG", fs::absolute(run.exec_log).string()},
              {"ASAN_OPTIONS", "abort_on_error=1:symbolize=1:detect_leaks=0"},

@@ -26,6 +26,7 @@ struct CampaignOptions {
   std::string engine = "libfuzzer";  // libfuzzer | builtin (in-process random search, planner only)
   std::string expect_correct = joined_names(expected_correct_versions());  // the rows' expected_correct
   std::string stop_on;                                                     // CHUNKPROOF_FUZZ_STOP_ON
+  std::string pins;  // "block=64,dcp=8" (reference/caseio/pins.h): CHUNKPROOF_FUZZ_PINS; minimization keeps them
   bool differential = false;
   std::uint64_t seed = 0;        // 0: libFuzzer picks / time-based
   double minimize_seconds = 20;  // per finding
@@ -78,10 +79,12 @@ std::string locate_fuzzer(const std::string& target, const std::string& hint, st
 // `<target>_fuzz` (its progress on stderr): the binary's path, or "" with `why`.
 std::string build_fuzzer_on_demand(const std::string& target, std::string& why);
 
-// The default campaign folder: $CHUNKPROOF_FUZZ_HOME (else <source>/chunkproof-fuzz) /
-// <target>-<versions>-<platform>. Independent of the current directory, so the same command
-// resumes the same campaign from anywhere.
-std::string default_campaign_dir(const std::string& target, const std::string& versions, const std::string& platform);
+// The default campaign folder: $CHUNKPROOF_FUZZ_HOME (else the user's data folder,
+// $XDG_DATA_HOME/chunkproof/fuzz or ~/.local/share/chunkproof/fuzz) /
+// <target>-<versions>-<platform>[-pinned-<pins>]; "" when no such folder can be named.
+// Independent of the current directory, so the same command resumes the same campaign from anywhere.
+std::string default_campaign_dir(const std::string& target, const std::string& versions, const std::string& platform,
+                                 const std::string& pins = "");
 
 // Runs one campaign. Exit 2 (with `error`) on a bad setup: no fuzzer build, corpus and findings
 // folders that overlap, or a campaign folder another runner holds (named in the message).

@@ -72,7 +72,7 @@ void minimize_and_record(const CampaignRun& run, const Case& c0, const Judgement
                          const std::string& extra) {
   std::error_code ec;
   if (fs::exists(file_for(run, j.signature), ec)) return;
-  MinimizeResult m = minimize_case(c0, j.signature, run.cfg, run.minimize_budget, stop_requested);
+  MinimizeResult m = minimize_case(c0, j.signature, run.cfg, run.minimize_budget, stop_requested, run.sel.pins);
   // Verify through the printed line, as a user would replay it.
   Case replay = c0;
   try {

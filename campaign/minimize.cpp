@@ -8,7 +8,7 @@
 namespace cp::fuzz {
 
 MinimizeResult minimize_case(const Case& start, const std::string& sig, const TargetConfig& cfg, double seconds,
-                             bool (*stop)()) {
+                             bool (*stop)(), const Pins& pins) {
   using SteadyClock = std::chrono::steady_clock;
   const auto deadline =
       SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
@@ -74,12 +74,16 @@ MinimizeResult minimize_case(const Case& start, const std::string& sig, const Ta
       progress |= shrink(0, [i](Case& c) -> std::int64_t& { return c.ctx[i]; });
       progress |= shrink(1, [i](Case& c) -> std::int64_t& { return c.q[i]; });
     }
-    if (r.c.workspace) progress |= shrink(1, [](Case& c) -> std::int64_t& { return *c.workspace; });
-    if (r.c.max_model_len) progress |= shrink(1, [](Case& c) -> std::int64_t& { return *c.max_model_len; });
-    if (r.c.max_num_seqs) progress |= shrink(1, [](Case& c) -> std::int64_t& { return *c.max_num_seqs; });
-    progress |= shrink(1, [](Case& c) -> std::int64_t& { return c.dcp; });
-    progress |= shrink(1, [](Case& c) -> std::int64_t& { return c.interleave; });
-    progress |= shrink(1, [](Case& c) -> std::int64_t& { return c.block; });
+    // Pinned values are the deployment's: never shrunk (a workspace pin is also the sizing's).
+    const bool sized_pinned = pins.mml || pins.mns;
+    if (r.c.workspace && !pins.workspace) progress |= shrink(1, [](Case& c) -> std::int64_t& { return *c.workspace; });
+    if (r.c.max_model_len && !sized_pinned)
+      progress |= shrink(1, [](Case& c) -> std::int64_t& { return *c.max_model_len; });
+    if (r.c.max_num_seqs && !sized_pinned)
+      progress |= shrink(1, [](Case& c) -> std::int64_t& { return *c.max_num_seqs; });
+    if (!pins.dcp) progress |= shrink(1, [](Case& c) -> std::int64_t& { return c.dcp; });
+    if (!pins.interleave) progress |= shrink(1, [](Case& c) -> std::int64_t& { return c.interleave; });
+    if (!pins.block) progress |= shrink(1, [](Case& c) -> std::int64_t& { return c.block; });
   }
   r.changed = !(r.c == start);
   return r;

@@ -7,6 +7,7 @@
 
 #include "fuzz/common/findings.h"
 #include "reference/caseio/case.h"
+#include "reference/caseio/pins.h"
 
 namespace cp::fuzz {
 
@@ -17,8 +18,8 @@ struct MinimizeResult {
 };
 
 // Shrinks `c` while judge(c).signature == signature; stops after `seconds`, or as soon as
-// `stop` (when given) returns true (the campaign runner's Ctrl-C).
+// `stop` (when given) returns true (the campaign runner's Ctrl-C). Pinned values stay as they are.
 MinimizeResult minimize_case(const Case& c, const std::string& signature, const TargetConfig& cfg, double seconds,
-                             bool (*stop)() = nullptr);
+                             bool (*stop)() = nullptr, const Pins& pins = {});
 
 }  // namespace cp::fuzz

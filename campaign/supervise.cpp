@@ -201,8 +201,8 @@ bool run_libfuzzer(CampaignRun& run) {
   }
   if (run.fuzzer.empty()) {
     res.exit_code = 2;
-    res.error = "no libFuzzer build of " + opt.target + "_fuzz found (looked at: " + join(searched, ", ") +
-                ")" + (build_why.empty() ? "" : "; building it here failed: " + build_why) +
+    res.error = "no libFuzzer build of " + opt.target + "_fuzz found (looked at: " + join(searched, ", ") + ")" +
+                (build_why.empty() ? "" : "; building it here failed: " + build_why) +
                 ".\nBuild the fuzz targets with clang + libFuzzer:\n  cmake --preset fuzz && cmake --build --preset "
                 "fuzz\nthen pass --fuzzer-bin build/fuzz/fuzz (or set CHUNKPROOF_FUZZ_BIN_DIR). "
                 "--engine builtin runs an in-process random search instead (planner only, no coverage guidance).";

@@ -116,6 +116,14 @@ cli_test(help_unknown_command 2 "unknown command" help frobnicate)
 cli_test(usage_lists_exit_4 0 "4 this machine cannot run it" --help)
 cli_test(check_gpu_same_options 4 "GPU" check --device gpu --random 3 --version v6-current --platform rocm --seed 7)
 cli_test(bench_gpu_cannot_run 4 "GPU" bench --device gpu)
+# Issue 24: pins on fuzz (exact values; the minimised findings keep them) and map.
+cli_test(fuzz_pin_unknown_key 2 "key 'blok': not a pinnable key \\(block, dcp"
+         fuzz --engine builtin --pin blok=64 --max-time 1 --findings-dir ${CLI_WORK}/fz-pin-bad)
+cli_test(fuzz_pin_keeps_the_deployment 1 "max_context_chunk % dcp_world_size == 0\n +version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 "
+         fuzz --engine builtin --version v1-dcp --platform rocm --pin block=64,dcp=8,workspace=65536 --max-time 2
+         --minimize-time 2 --no-status --findings-dir ${CLI_WORK}/fz-pin)
+cli_test(map_pin_alias 1 "block=64 dcp=8"
+         map --version v1-dcp --platform rocm --x prefills=1..4 --y ctx=100,30000 --pin block=64,dcp=8 --format csv --out -)
 cli_test(fuzz_no_fuzzer_build 4 "no libFuzzer build|built without the fuzz runner"
          fuzz --fuzzer-bin ${CLI_WORK}/no-such-fuzzer --max-time 1 --findings-dir ${CLI_WORK}/fz/f --corpus-dir ${CLI_WORK}/fz/c)
 add_test(NAME cli.completion_script COMMAND bash -n ${PROJECT_SOURCE_DIR}/tools/chunkproof/completion.bash)

@@ -224,6 +224,7 @@ Selection Selection::from_env() {
     }
     if (s.platforms.empty()) s.platforms = all().platforms;
   }
+  if (const char* e = std::getenv("CHUNKPROOF_FUZZ_PINS"); e && *e) parse_pins(e, s.pins);
   return s;
 }
 
@@ -243,6 +244,7 @@ void decode_case_into(FuzzedDataProvider& fdp, const Selection& sel, Case& c) {
   c.q = std::move(q);
   Reader r(fdp);
   schema(r, c, sel);
+  if (!sel.pins.empty()) apply_pins(sel.pins, c);
   // vLLM's batch order (a no-op, skipped, when every decode already precedes every prefill, as in
   // the cases encode_case wrote).
   bool prefill_seen = false;

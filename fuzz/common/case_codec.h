@@ -13,6 +13,7 @@
 
 #include "fuzz/common/plan_cost.h"
 #include "reference/caseio/case.h"
+#include "reference/caseio/pins.h"
 #include "reference/planner/versions.h"
 
 class FuzzedDataProvider;
@@ -25,9 +26,11 @@ namespace cp::fuzz {
 struct Selection {
   std::vector<Version> versions;    // default: every version, catalogue order
   std::vector<Platform> platforms;  // default: cuda, rocm
+  Pins pins;                        // values every decoded case has (`fuzz --pin`); the batch stays free
   static Selection all();
-  // From CHUNKPROOF_FUZZ_VERSIONS / CHUNKPROOF_FUZZ_PLATFORMS (comma lists; "all" or unset = all).
-  // Throws CaseError on an unknown name.
+  // From CHUNKPROOF_FUZZ_VERSIONS / CHUNKPROOF_FUZZ_PLATFORMS (comma lists; "all" or unset = all)
+  // and CHUNKPROOF_FUZZ_PINS (block=64,dcp=8: reference/caseio/pins.h). Throws CaseError on an
+  // unknown name or a bad pin.
   static Selection from_env();
 };
 
@@ -48,7 +51,8 @@ struct DecodeLimits {
   static constexpr std::int64_t max_num_seqs = 2048;                    // 1 + (2^11 - 1)
 };
 
-// Decodes a case; never throws for any input (the result may still fail validate_case()).
+// Decodes a case; never throws for any input (the result may still fail validate_case()). The
+// selection's pins are applied last, so a pinned campaign explores only its batch.
 Case decode_case(FuzzedDataProvider& fdp, const Selection& sel);
 Case decode_case(const std::uint8_t* data, std::size_t size, const Selection& sel);
 // The same into `c`, reusing its storage (the fuzzers' hot path: no allocation once warm).

@@ -18,6 +18,13 @@ void plan_packed(const Case& c, Plan& plan);
 // (qsl: query_start_loc of the case; base: the prefills' first query token).
 void finish_chunk(Chunk& ch, bool dcp, const std::vector<std::int64_t>& qsl, std::int64_t base);
 
+// The context tokens of the plan's prefills (checked arithmetic: a sum past int64 throws).
+inline Int sum_of_contexts(const Case& c, const Plan& plan) {
+  Int total = 0;
+  for (int r : plan.prefills) total = total + c.ctx[static_cast<std::size_t>(r)];
+  return total;
+}
+
 // vLLM's builder __init__ (both vLLM families): R = S + S/W rows under DCP and the init assert
 // S % W == 0.
 void vllm_init(const Case& c, Plan& plan);

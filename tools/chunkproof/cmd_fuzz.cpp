@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "campaign/campaign.h"
+#include "reference/caseio/pins.h"
 #include "reference/planner/versions.h"
 #include "tools/chunkproof/cli.h"
 
@@ -24,8 +25,9 @@ atomically at the end, also after Ctrl-C or kill (a second Ctrl-C skips minimiza
 
 constexpr const char* kFooter =
     R"(Folders: --findings-dir (the campaign folder: report.md, maps/, state, lock) defaults to
-$CHUNKPROOF_FUZZ_HOME/<target>-<versions>-<platform>, else the same under <source>/chunkproof-fuzz,
-so the same command resumes from any directory; --corpus-dir defaults to <findings dir>/corpus and
+$CHUNKPROOF_FUZZ_HOME/<target>-<versions>-<platform>[-pinned-<pins>], else the same under the
+user's data folder ($XDG_DATA_HOME/chunkproof/fuzz, ~/.local/share/chunkproof/fuzz), never the
+source checkout, so the same command resumes from any directory; --corpus-dir defaults to <findings dir>/corpus and
 must differ from the findings folder. Given folders are checked before any work. The state is
 checkpointed every 15 s; libFuzzer and its jobs die with the runner (SIGKILL included); a second
 runner on the same campaign folder exits 2 naming the holder.
@@ -72,6 +74,10 @@ int run(Args args) {
 
       ->capture_default_str();
   app.add_option("--stop-on", opt.stop_on, "stop at the first finding with these '&'-separated tags");
+  std::vector<std::string> pins;
+  add_list(app, "--pin", pins,
+           "fix values exactly, K=V[,K=V...] (block, dcp, interleave, workspace, mml, mns; repeatable): every input "
+           "has them, minimization keeps them; the batch stays free");
   app.add_flag("--differential", opt.differential, "also run every expected-correct version on each input");
   app.add_option("--seed", seed, "libFuzzer / builtin seed")->check(CLI::Range(0LL, (1LL << 31) - 1));
   app.add_option("--minimize-time", minimize, "seconds of minimization per new finding")
@@ -91,6 +97,9 @@ int run(Args args) {
   if (expect_correct.size() != 1 || expect_correct.front() != "none")
     for (Version v : parse_versions(expect_correct, "--expect-correct"))
       opt.expect_correct += (opt.expect_correct.empty() ? "" : ",") + std::string(name(v));
+  Pins pinned;
+  for (const auto& p : pins) parse_pins(p, pinned);  // a bad pin is exit 2 naming its key (CaseError)
+  for (const auto& p : pins) opt.pins += (opt.pins.empty() || p.empty() ? "" : ",") + p;
   opt.max_time = max_time;
   opt.minimize_seconds = minimize;
   opt.seed = static_cast<std::uint64_t>(seed);

@@ -34,7 +34,9 @@ Hovering a cell in a browser shows its case line, which replays with `chunkproof
                     (e.g. --x workspace=16384..131072:16384). Every axis also holds the base
                     case's value of its key (a --fix value; workspace: what the version sizes
                     for the base config, 65536 for the legacy versions)
-  --fix KEY=VAL     set a parameter of the base case (repeatable), e.g. --fix dcp=4
+  --fix KEY=VAL[,KEY=VAL...], --pin ...
+                    set parameters of the base case exactly (repeatable), e.g. --pin block=64,dcp=8;
+                    every axis holds the pinned value of its key
   --format F        svg (default; a PNG beside it when rsvg-convert or ImageMagick's convert is
                     installed), csv (one row per cell: x, y, outcome, case line) or table (a
                     text grid, one character per cell, and the legend)
@@ -55,7 +57,9 @@ int run(Args args) {
   app.add_option("--platform", platform, "cuda or rocm")->required();
   app.add_option("--x", spec.x, "the parameter along x")->required();
   app.add_option("--y", spec.y, "the parameter along y")->required();
-  app.add_option("--fix", fixes, "KEY=VAL of the base case (repeatable)")->allow_extra_args(false);
+  app.add_option("--fix,--pin", fixes, "KEY=VAL[,KEY=VAL...] of the base case (repeatable; --pin: the same)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_option("--out", out, "the output file (- for stdout: csv, table)")->type_name("FILE");
   std::string format = "svg";
   app.add_option("--format", format, "svg | csv | table")

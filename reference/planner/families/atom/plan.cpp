@@ -14,12 +14,6 @@
 namespace cp::detail {
 namespace {
 
-std::int64_t sum_of_contexts(const Case& c, const Plan& plan) {
-  Int total = 0;
-  for (int r : plan.prefills) total = total + c.ctx[static_cast<std::size_t>(r)];
-  return total.get();
-}
-
 void refuse_if_too_large(Int chunks, std::size_t prefills) {
   if (chunks > kMaxChunks || chunks * static_cast<std::int64_t>(prefills) > kMaxEntries)
     throw CaseError("ctx", "plan would have " + std::to_string(chunks.get()) + " chunks x " + std::to_string(prefills) +

@@ -11,15 +11,10 @@
 #include "reference/planner/families/rectangular_plan.h"
 #include "reference/planner/families/trtllm/family.h"
 #include "reference/planner/families/vllm/movement.h"
+#include "reference/planner/planner_internal.h"
 
 namespace cp::detail {
 namespace {
-
-Int sum_of_contexts(const Case& c, const Plan& plan) {
-  Int total = 0;
-  for (int r : plan.prefills) total = total + c.ctx[static_cast<std::size_t>(r)];
-  return total;
-}
 
 // R2 (#7477): nch = cdiv(sum c_i, T), loop c holds [c*T, (c+1)*T) of the concatenated contexts.
 // With K = 1 (the SM < 100 path) it is the single pass over everything.
