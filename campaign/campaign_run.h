@@ -84,6 +84,7 @@ struct CampaignRun {
   // collect, draw maps
   double minimize_budget = 0;                          // per finding; 0 after Ctrl-C
   std::vector<std::pair<std::string, fs::path>> maps;  // label, SVG
+  std::string png_note;                                // why a map has no PNG ("" when every one has)
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 };

@@ -235,7 +235,7 @@ void draw_maps(CampaignRun& run) {
         if (!run.res.interrupted && !stop_requested()) {
           try {
             std::string note;
-            write_map_files(compute_map(spec), svg.string(), note);
+            if (write_map_files(compute_map(spec), svg.string(), note).empty()) run.png_note = note;
           } catch (const std::exception& e) {
             run.log << "fuzz: map " << label << ": " << e.what() << "\n";
           }

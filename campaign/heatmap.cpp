@@ -10,6 +10,7 @@
 #include "fuzz/common/plan_cost.h"
 #include "invariants/catalogue.h"
 #include "reference/arith/checked_int.h"
+#include "reference/io/png.h"
 #include "reference/planner/plan.h"
 
 namespace cp::fuzz {
@@ -202,24 +203,6 @@ std::string colour_of(const std::string& cat, std::size_t index) {
   return kViolations[index % std::size(kViolations)];
 }
 
-bool on_path(const std::string& tool) {
-  const char* path = std::getenv("PATH");
-  if (!path) return false;
-  std::istringstream in(path);
-  for (std::string dir; std::getline(in, dir, ':');) {
-    const std::string f = (dir.empty() ? "." : dir) + "/" + tool;
-    std::ifstream probe(f);
-    if (probe.good()) return true;
-  }
-  return false;
-}
-
-std::string quote(const std::string& s) {
-  std::string o = "'";
-  for (char ch : s) o += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return o + "'";
-}
-
 }  // namespace
 
 std::vector<std::string> map_keys() {
@@ -408,19 +391,10 @@ std::string write_map_files(const Map& m, const std::string& svg_path, std::stri
   }
   std::rename((svg_path + ".tmp").c_str(), svg_path.c_str());
   std::string png = svg_path.substr(0, svg_path.size() - (svg_path.ends_with(".svg") ? 4 : 0)) + ".png";
-  std::string cmd;
-  if (on_path("rsvg-convert"))
-    cmd = "rsvg-convert -o " + quote(png) + " " + quote(svg_path);
-  else if (on_path("convert"))
-    cmd = "convert " + quote(svg_path) + " " + quote(png);
-  if (cmd.empty()) {
-    png_note = "no PNG: neither rsvg-convert nor ImageMagick's convert is installed";
-    return {};
-  }
   std::remove(png.c_str());
-  std::ifstream made;
-  if (std::system((cmd + " >/dev/null 2>&1").c_str()) != 0 || (made.open(png), !made.good())) {
-    png_note = "no PNG: '" + cmd + "' failed";
+  std::string why;
+  if (!io::svg_to_png(svg_path, png, why, 2.0)) {  // twice the SVG's size: readable text in a report
+    png_note = "no PNG: " + why;
     return {};
   }
   return png;

@@ -1,7 +1,7 @@
 // Violation maps: one version and platform evaluated (interval level) over a grid of two
 // parameters of the domain, each cell coloured by what happens there — ok, which assert fires,
-// or which invariant is violated first. Drawn directly as SVG (and as PNG where rsvg-convert or
-// ImageMagick's convert is installed). `chunkproof map` draws one; the campaign report links one
+// or which invariant is violated first. Drawn directly as SVG, and as PNG through librsvg + Cairo
+// (reference/io/png.h) where the build found them. `chunkproof map` draws one; the campaign report links one
 // per version and platform.
 #pragma once
 

@@ -92,6 +92,7 @@ void write_md_maps(const CampaignRun& run, std::ostream& md) {
     if (fs::exists(png, ec)) md << " ([PNG](" << fs::relative(png, run.findings, ec).string() << "))";
     md << "\n";
   }
+  if (!run.png_note.empty()) md << "\n(" << run.png_note << ")\n";
 }
 
 void write_report_md(CampaignRun& run) {

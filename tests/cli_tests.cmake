@@ -183,6 +183,11 @@ cli_test(check_summary 0 "^v6-current +--case 1  ok  violated=none  assert=none 
 cli_test(replay_summary 0 "mi300x-dcp8-per-step-assert.case:[0-9]+  assert  .*expect=assert:met"
          replay --summary ${PROJECT_SOURCE_DIR}/corpus/regressions/mi300x-dcp8-per-step-assert.case)
 if(TARGET chunkproof_heatmap)
+  # Issue 24: the PNG through librsvg + Cairo, no external program (the PNG signature checked).
+  if(TARGET PkgConfig::CHUNKPROOF_RSVG)
+    cli_test_sh(map_png_through_cairo 0 "^89504e470d0a1a0a$"
+                "chunkproof map --version v6-current --platform rocm --x prefills=1..4 --y dcp=1,2 --out ${CLI_WORK}/map-png.svg >/dev/null && od -An -tx1 -N8 ${CLI_WORK}/map-png.png | tr -d ' \\n'")
+  endif()
   cli_test(map_json 1 "^\\{\"schema\":\"chunkproof.map/1\".*\"exit_code\":1"
            map --json --version v1-dcp --platform rocm --x prefills --y dcp --out ${CLI_WORK}/map-json.svg)
 endif()

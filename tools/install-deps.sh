@@ -10,6 +10,7 @@ pkgs=(
   libz3-dev z3 pkg-config                            # the SMT prover (z3 CLI re-checks --emit-smt2)
   libbenchmark-dev zip python3                       # benchmarks, OSS-Fuzz seed zips
   libcli11-dev nlohmann-json3-dev                    # the CLI (options, --json), export/compare manifests
+  librsvg2-dev                                       # PNG pictures: librsvg renders our SVGs onto a Cairo surface
   universal-ctags                                    # tests/function_length.sh (no function over 150 lines)
   ccache                                             # tools/test.sh: the HIP build's host objects reuse the release build's
   python3-torch                                      # the Python runner's CPU tests (torch-math; 1.13)

@@ -37,8 +37,8 @@ Hovering a cell in a browser shows its case line, which replays with `chunkproof
   --fix KEY=VAL[,KEY=VAL...], --pin ...
                     set parameters of the base case exactly (repeatable), e.g. --pin block=64,dcp=8;
                     every axis holds the pinned value of its key
-  --format F        svg (default; a PNG beside it when rsvg-convert or ImageMagick's convert is
-                    installed), csv (one row per cell: x, y, outcome, case line) or table (a
+  --format F        svg (default; a PNG beside it, rendered through librsvg + Cairo where this
+                    build has them: `chunkproof --version`), csv (one row per cell: x, y, outcome, case line) or table (a
                     text grid, one character per cell, and the legend)
   --out FILE        default map-<version>-<platform>-<y>-x-<x>.<svg|csv>; - is stdout (csv,
                     table); checked before any cell is computed

@@ -9,6 +9,7 @@
 #include "reference/arith/checked_int.h"
 #include "reference/caseio/case.h"
 #include "reference/caseio/suggest.h"
+#include "reference/io/png.h"
 #include "tools/chunkproof/cli.h"
 
 #ifndef CHUNKPROOF_VERSION
@@ -57,13 +58,16 @@ int version(bool json) {
                                {"version", CHUNKPROOF_VERSION},
                                {"gpu_backend", CHUNKPROOF_BUILD_GPU},
                                {"solver", CHUNKPROOF_BUILD_SOLVER},
-                               {"fuzz_engine", CHUNKPROOF_BUILD_FUZZ}});
+                               {"fuzz_engine", CHUNKPROOF_BUILD_FUZZ},
+                               {"png", cp::io::png_available()}});
     return kExitOk;
   }
   std::cout << "chunkproof " << CHUNKPROOF_VERSION << "\n"
             << "gpu backend: " << CHUNKPROOF_BUILD_GPU << "\n"
             << "solver:      " << CHUNKPROOF_BUILD_SOLVER << "\n"
-            << "fuzz engine: " << CHUNKPROOF_BUILD_FUZZ << "\n";
+            << "fuzz engine: " << CHUNKPROOF_BUILD_FUZZ << "\n"
+            << "pictures:    SVG"
+            << (cp::io::png_available() ? " and PNG (librsvg + Cairo)" : " (no PNG: built without librsvg2-dev)") << "\n";
   return kExitOk;
 }
 
