@@ -1,0 +1,227 @@
+"""kernel-fuzz: boundary exports through every kernel set, judged by compare's kernel contracts.
+
+    python3 -m chunkproof_runner kernel-fuzz --chunkproof BIN --out DIR [--sets a,b] [--device D]
+        [--budget SECONDS] [--resume] [--rounds N] [--vllm-src DIR]
+
+Each round draws one instance of every boundary shape (SHAPES: empty context rows, ctx=0 between
+context requests, chunks of length 0 and 1, a chunk exactly filling the workspace, continuation
+chunks, ranks owning zero rows, very long contexts with few rows per rank, 192-vs-128 head
+strides, mid-block chunk starts) from the round's seed, exports it (`chunkproof export`), runs
+it through every available kernel set under every persona (PERSONAS: the kernel as it is, an
+FA2 +inf LSE for empty rows, a finite LSE for empty rows as in #49294, NaN, padded-V views into
+the merges), and asks `chunkproof compare --json` for the contract verdicts. DIR holds
+exports/, results/, reports/ (one compare report per export), state.json (what is done: --resume
+goes on from it) and report.md/report.json: per contract and per set, exercised / holds /
+violated, and every violation with the commands that replay it. Exit: 0 no contract violated,
+1 a violation, 2 bad input, 4 no kernel set runs here."""
+
+import contextlib
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+from . import EXIT_CANNOT_RUN, EXIT_FINDING, EXIT_OK, EXIT_USAGE, CannotRun
+
+# name, case template (filled from the round's random draws), what it is for. Small dims unless
+# the shape is about the 192-vs-128 strides.
+SHAPES = [
+    ("ctx0-between", "version=v2-interleave platform=rocm dcp=1 block=16 workspace=128 ctx={a},0,{b} q=3,2,3",
+     "a context-free request between two context requests, old planner (#49294; empty + empty merge)"),
+    ("ctx0-between-packed", "version=v6-current platform=rocm dcp=1 block=16 workspace=128 ctx={a},0,{b} q=3,2,3",
+     "the same batch through the packed planner (explicit empty query ranges)"),
+    ("ctx0-last", "version=v2-interleave platform=cuda dcp=1 block=16 workspace=128 ctx={a},{b},0 q=2,3,2",
+     "a context-free request after the context requests (prefill_tokens_with_context)"),
+    ("zero-len-chunk", "version=v2-interleave platform=rocm dcp=1 block=16 workspace=128 ctx={long},{short} q=2,2",
+     "a request whose context ends in chunk 0 gets zero-length spans later (SGLang #22291/#22688)"),
+    ("len1-chunk", "version=v6-current platform=rocm dcp=1 block=16 workspace=128 ctx=129,1 q=2,2",
+     "a last chunk of length 1 and a context of length 1"),
+    ("exact-fill", "version=v6-current platform=cuda dcp=1 block=16 workspace=128 ctx=128,{b} q=2,2",
+     "one chunk exactly filling the workspace"),
+    ("continuation", "version=v6-current platform=rocm dcp=1 block=16 workspace=128 ctx={long},{b} q=3,2",
+     "a request continued over several chunks: earlier partials must survive (#51772)"),
+    ("zero-row-ranks", "version=v6-current platform=cuda dcp=8 interleave=1 block=16 workspace=256 ctx={tiny},{b} q=2,2",
+     "ranks that own zero rows of a request (ATOM #2057, TRT-LLM #15383)"),
+    ("long-few-rows", "version=v6-current platform=rocm dcp=8 interleave=16 block=16 workspace=256 ctx={verylong},5 q=1,2",
+     "a long context with few rows per rank in the last chunk"),
+    ("strides-192", "version=v6-current platform=rocm dcp=1 block=16 workspace=64 dims=deepseek-v3 heads=2 ctx={a},0,{b} q=2,2,2",
+     "qk 192 vs v 128 head strides with several chunks (merge reads the suffix with the prefix's strides)"),
+    ("mid-block", "version=v2-interleave platform=rocm dcp=1 block=16 workspace=100 ctx={a},{b} q=2,2",
+     "chunk starts inside a block (the fp8_ds_mla gather bug's shape, bf16 here)"),
+    ("legacy-ef17", "version=v0-early platform=cuda dcp=1 block=16 workspace=128 ctx={long},{short} q=2,2",
+     "the early Triton merge without inf handling, zero-length spans"),
+]
+
+# persona: runner options; applies to which sets ("all" or a predicate on the set name)
+PERSONAS = {
+    "as-is": {},
+    "fa2-inf": {"empty_lse": "+inf"},
+    "finite-empty": {"empty_lse": "0"},
+    "nan-empty": {"empty_lse": "nan"},
+    "padded-view": {"v_layout": "padded-view"},
+}
+
+
+def draws(rng):
+    return {"a": rng.randint(130, 300), "b": rng.randint(1, 120), "long": rng.randint(300, 600),
+            "short": rng.randint(1, 60), "tiny": rng.randint(1, 7), "verylong": rng.randint(2000, 4000),
+            }
+
+
+def add_parser(sub):
+    k = sub.add_parser("kernel-fuzz", help="boundary exports through every kernel set, judged by the kernel contracts")
+    k.add_argument("--chunkproof", required=True, help="the chunkproof binary (export, compare)")
+    k.add_argument("--out", required=True)
+    k.add_argument("--sets", default=None, help="comma list (default: every set that runs here)")
+    k.add_argument("--device", default="cpu")
+    k.add_argument("--budget", type=float, default=60.0, help="seconds; stops after the instance that passes it")
+    k.add_argument("--rounds", type=int, default=1, help="rounds of every shape (seed = round)")
+    k.add_argument("--shapes", default=None, help="comma list of shape names (default: all)")
+    k.add_argument("--personas", default=",".join(PERSONAS), help="comma list of personas")
+    k.add_argument("--resume", action="store_true", help="go on from DIR/state.json")
+    k.add_argument("--vllm-src", default=None, help="vllm-triton's kernel files (runner --vllm-src)")
+
+
+class Fuzz:
+    def __init__(self, a):
+        self.a, self.t0 = a, time.perf_counter()
+        self.state_path = os.path.join(a.out, "state.json")
+        self.state = {"done": {}, "seconds": 0.0}
+        if a.resume and os.path.exists(self.state_path):
+            with open(self.state_path) as f:
+                self.state = json.load(f)
+
+    def save(self):
+        self.state["seconds"] = self.state.get("seconds_before", 0.0) + time.perf_counter() - self.t0
+        with open(self.state_path + ".tmp", "w") as f:
+            json.dump(self.state, f, indent=1)
+        os.replace(self.state_path + ".tmp", self.state_path)
+
+    def export(self, sid, case):
+        d = os.path.join(self.a.out, "exports", sid)
+        r = subprocess.run([self.a.chunkproof, "export", "--case", case, "--out", d, "--device", "cpu"],
+                           capture_output=True, text=True)
+        if r.returncode not in (0, 1):
+            return None, f"export exit {r.returncode}: {r.stderr.strip()[:300]}"
+        with open(os.path.join(d, "manifest.json")) as f:
+            if not json.load(f).get("files"):
+                return None, "the version's assert fired: nothing to run"
+        return d, None
+
+    def run_sets(self, sid, exp, sets):
+        from . import files
+        from .__main__ import run_one
+
+        ex = files.Export(exp)
+        out, ran = [], {}
+        for s in sets:
+            for pname in self.a.personas.split(","):
+                opts = PERSONAS[pname]
+                for mode in (("chunked", "unchunked") if pname == "as-is" else ("chunked",)):
+                    d = os.path.join(self.a.out, "results", sid, f"{s}-{pname}-{mode}")
+                    ns = RunArgs(self.a.device, opts)
+                    try:
+                        with contextlib.redirect_stdout(io.StringIO()):
+                            run_one(ex, s, mode, ns, d)
+                        out.append(d)
+                        ran[d] = {"set": s, "persona": pname, "mode": mode}
+                    except CannotRun:
+                        break
+                    except Exception as e:  # noqa: BLE001 - a kernel raising on a boundary input is a finding
+                        ran[d] = {"set": s, "persona": pname, "mode": mode, "raised": f"{e.__class__.__name__}: {e}"}
+        return out, ran
+
+    def compare(self, sid, exp, results):
+        d = os.path.join(self.a.out, "reports", sid)
+        r = subprocess.run([self.a.chunkproof, "compare", "--json", exp, *results, "--out", d],
+                           capture_output=True, text=True)
+        if r.returncode not in (0, 1):
+            return None, f"compare exit {r.returncode}: {r.stderr.strip()[:300]}"
+        return json.loads(r.stdout), None
+
+
+class RunArgs:  # what run_one reads from argparse's namespace
+    def __init__(self, device, opts):
+        self.device, self.merge, self.repeat = device, None, 1
+        self.empty_lse = opts.get("empty_lse")
+        self.v_layout = opts.get("v_layout", "dense")
+        self.merge_kernel = opts.get("merge_kernel")
+
+
+def available_sets(a):
+    from . import sets
+
+    if a.sets:
+        return a.sets.split(",")
+    return [n for n, ok, _ in sets.availability(a.device) if ok and n not in ("torch-math-bf16",)]
+
+
+def instance(fz, sid, case, sets):
+    exp, err = fz.export(sid, case)
+    if exp is None:
+        return {"case": case, "skipped": err}
+    results, ran = fz.run_sets(sid, exp, sets)
+    if not results:
+        return {"case": case, "skipped": "no kernel set ran", "ran": ran}
+    rep, err = fz.compare(sid, exp, results)
+    if rep is None:
+        return {"case": case, "error": err, "ran": ran}
+    verdicts = []
+    for res in rep["report"]["results"]:
+        who = ran.get(res["result"], {})
+        for c in res.get("contracts", []):
+            verdicts.append({"contract": c["id"], "name": c["name"], "verdict": c["verdict"], "detail": c.get("detail", ""),
+                             "set": who.get("set", res["kernel_set"]), "persona": who.get("persona", "?"),
+                             "mode": res["mode"], "result": res["result"], "merge_kernel": res.get("merge_kernel", "")})
+    raised = [dict(v, result=d) for d, v in ran.items() if "raised" in v]
+    return {"case": case, "export": exp, "report": os.path.join(fz.a.out, "reports", sid), "verdicts": verdicts,
+            "raised": raised, "plan_finding": any(p["corrupts"] for p in rep["report"]["plans"])}
+
+
+def main(a):
+    os.makedirs(a.out, exist_ok=True)
+    try:
+        sets = available_sets(a)
+    except Exception as e:  # noqa: BLE001
+        print(f"kernel-fuzz: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if a.vllm_src:
+        os.environ["CHUNKPROOF_VLLM_SRC"] = os.path.abspath(a.vllm_src)
+    if not sets:
+        print("kernel-fuzz: no kernel set runs here", file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    for p in a.personas.split(","):
+        if p not in PERSONAS:
+            print(f"kernel-fuzz: unknown persona '{p}' (known: {', '.join(PERSONAS)})", file=sys.stderr)
+            return EXIT_USAGE
+    names = a.shapes.split(",") if a.shapes else [s[0] for s in SHAPES]
+    unknown = [n for n in names if n not in {s[0] for s in SHAPES}]
+    if unknown:
+        print(f"kernel-fuzz: unknown shape(s) {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_USAGE
+    fz = Fuzz(a)
+    fz.state["seconds_before"] = fz.state.get("seconds", 0.0)
+    stopped = False
+    for rnd in range(a.rounds):
+        rng = random.Random(rnd)
+        for name, tmpl, _ in SHAPES:
+            d = draws(rng)  # drawn for every shape, so a --shapes subset keeps the same instances
+            if name not in names:
+                continue
+            sid = f"r{rnd}-{name}"
+            if sid in fz.state["done"]:
+                continue
+            if time.perf_counter() - fz.t0 > a.budget:
+                stopped = True
+                break
+            case = tmpl.format(**d) + f" heads=2 seed={rnd + 1}" if "heads=" not in tmpl else tmpl.format(**d) + f" seed={rnd + 1}"
+            fz.state["done"][sid] = instance(fz, sid, case, sets)
+            fz.save()
+        if stopped:
+            break
+    from .kernel_fuzz_report import write_report
+
+    return write_report(a.out, fz.state, sets, stopped)
