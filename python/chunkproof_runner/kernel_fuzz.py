@@ -62,6 +62,12 @@ PERSONAS = {
     "finite-empty": {"empty_lse": "0"},
     "nan-empty": {"empty_lse": "nan"},
     "padded-view": {"v_layout": "padded-view"},
+    # the export's batch through each vLLM Triton merge of the history (emulated by the torch
+    # sets, the real file by vllm-triton): the same inputs, the kernel that ran changes
+    "k-ef17b1cc": {"merge_kernel": "triton@ef17b1cc"},
+    "k-cfc4079e": {"merge_kernel": "triton@cfc4079e"},
+    "k-01ac819c": {"merge_kernel": "triton@01ac819c"},
+    "k-01ac819c-padded": {"merge_kernel": "triton@01ac819c", "v_layout": "padded-view"},
 }
 
 
@@ -83,6 +89,9 @@ def add_parser(sub):
     k.add_argument("--personas", default=",".join(PERSONAS), help="comma list of personas")
     k.add_argument("--resume", action="store_true", help="go on from DIR/state.json")
     k.add_argument("--vllm-src", default=None, help="vllm-triton's kernel files (runner --vllm-src)")
+    k.add_argument("--phase", choices=("all", "export", "run", "compare"), default="all",
+                   help="export: write the exports only; run: run the sets on DIR's exports (a GPU machine "
+                        "without the chunkproof binary); compare: judge DIR's results; all: the three in turn")
 
 
 class Fuzz:
@@ -90,7 +99,7 @@ class Fuzz:
         self.a, self.t0 = a, time.perf_counter()
         self.state_path = os.path.join(a.out, "state.json")
         self.state = {"done": {}, "seconds": 0.0}
-        if a.resume and os.path.exists(self.state_path):
+        if (a.resume or a.phase in ("run", "compare")) and os.path.exists(self.state_path):
             with open(self.state_path) as f:
                 self.state = json.load(f)
 
@@ -127,11 +136,14 @@ class Fuzz:
                         with contextlib.redirect_stdout(io.StringIO()):
                             run_one(ex, s, mode, ns, d)
                         out.append(d)
-                        ran[d] = {"set": s, "persona": pname, "mode": mode}
-                    except CannotRun:
-                        break
+                        ran[os.path.relpath(d, self.a.out)] = {"set": s, "persona": pname, "mode": mode}
+                    except CannotRun as e:
+                        ran[os.path.relpath(d, self.a.out)] = {"set": s, "persona": pname, "mode": mode,
+                                                               "cannot_run": str(e)}
+                        continue
                     except Exception as e:  # noqa: BLE001 - a kernel raising on a boundary input is a finding
-                        ran[d] = {"set": s, "persona": pname, "mode": mode, "raised": f"{e.__class__.__name__}: {e}"}
+                        ran[os.path.relpath(d, self.a.out)] = {"set": s, "persona": pname, "mode": mode,
+                                                               "raised": f"{e.__class__.__name__}: {e}"}
         return out, ran
 
     def compare(self, sid, exp, results):
@@ -159,38 +171,56 @@ def available_sets(a):
     return [n for n, ok, _ in sets.availability(a.device) if ok and n not in ("torch-math-bf16",)]
 
 
-def instance(fz, sid, case, sets):
+def do_export(fz, sid, case):
     exp, err = fz.export(sid, case)
-    if exp is None:
-        return {"case": case, "skipped": err}
-    results, ran = fz.run_sets(sid, exp, sets)
-    if not results:
-        return {"case": case, "skipped": "no kernel set ran", "ran": ran}
-    rep, err = fz.compare(sid, exp, results)
+    return {"case": case, "skipped": err} if exp is None else {"case": case, "export": os.path.relpath(exp, fz.a.out)}
+
+
+def do_run(fz, sid, inst, sets):
+    if "export" not in inst or "ran" in inst:
+        return inst
+    _, inst["ran"] = fz.run_sets(sid, os.path.join(fz.a.out, inst["export"]), sets)
+    if not any("cannot_run" not in v and "raised" not in v for v in inst["ran"].values()):
+        inst["skipped"] = "no kernel set ran"
+    return inst
+
+
+def do_compare(fz, sid, inst):
+    if "ran" not in inst or "verdicts" in inst or inst.get("skipped"):
+        return inst
+    ran = {os.path.join(fz.a.out, d): v for d, v in inst["ran"].items()}
+    results = [d for d, v in ran.items() if "cannot_run" not in v and "raised" not in v]
+    rep, err = fz.compare(sid, os.path.join(fz.a.out, inst["export"]), results)
     if rep is None:
-        return {"case": case, "error": err, "ran": ran}
+        inst["error"] = err
+        return inst
+    plan_corrupts = any(p["corrupts"] for p in rep["report"]["plans"])
     verdicts = []
     for res in rep["report"]["results"]:
-        who = ran.get(res["result"], {})
+        who = ran.get(os.path.abspath(res["result"]), ran.get(res["result"], {}))
         for c in res.get("contracts", []):
             verdicts.append({"contract": c["id"], "name": c["name"], "verdict": c["verdict"], "detail": c.get("detail", ""),
                              "set": who.get("set", res["kernel_set"]), "persona": who.get("persona", "?"),
-                             "mode": res["mode"], "result": res["result"], "merge_kernel": res.get("merge_kernel", "")})
-    raised = [dict(v, result=d) for d, v in ran.items() if "raised" in v]
-    return {"case": case, "export": exp, "report": os.path.join(fz.a.out, "reports", sid), "verdicts": verdicts,
-            "raised": raised, "plan_finding": any(p["corrupts"] for p in rep["report"]["plans"])}
+                             "mode": res["mode"], "merge_kernel": res.get("merge_kernel", ""),
+                             "plan_corrupts": plan_corrupts})
+    inst["verdicts"] = verdicts
+    inst["report"] = os.path.join("reports", sid)
+    inst["raised"] = [dict(v, result=d) for d, v in inst["ran"].items() if "raised" in v]
+    inst["plan_finding"] = plan_corrupts
+    return inst
 
 
 def main(a):
+    a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
+    if a.vllm_src:
+        os.environ["CHUNKPROOF_VLLM_SRC"] = os.path.abspath(a.vllm_src)
     try:
-        sets = available_sets(a)
+        sets = available_sets(a) if a.phase in ("all", "run") else (a.sets or "").split(",")
     except Exception as e:  # noqa: BLE001
         print(f"kernel-fuzz: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if a.vllm_src:
-        os.environ["CHUNKPROOF_VLLM_SRC"] = os.path.abspath(a.vllm_src)
-    if not sets:
+    if not sets and a.phase in ("all", "run"):
         print("kernel-fuzz: no kernel set runs here", file=sys.stderr)
         return EXIT_CANNOT_RUN
     for p in a.personas.split(","):
@@ -212,16 +242,28 @@ def main(a):
             if name not in names:
                 continue
             sid = f"r{rnd}-{name}"
-            if sid in fz.state["done"]:
+            inst = fz.state["done"].get(sid)
+            if inst is not None and ("verdicts" in inst or inst.get("skipped") or a.phase == "export"):
                 continue
             if time.perf_counter() - fz.t0 > a.budget:
                 stopped = True
                 break
-            case = tmpl.format(**d) + f" heads=2 seed={rnd + 1}" if "heads=" not in tmpl else tmpl.format(**d) + f" seed={rnd + 1}"
-            fz.state["done"][sid] = instance(fz, sid, case, sets)
+            case = tmpl.format(**d) + ("" if "heads=" in tmpl else " heads=2") + f" seed={rnd + 1}"
+            if inst is None:
+                if a.phase not in ("all", "export"):
+                    continue
+                inst = do_export(fz, sid, case)
+            if a.phase in ("all", "run"):
+                inst = do_run(fz, sid, inst, sets)
+            if a.phase in ("all", "compare"):
+                inst = do_compare(fz, sid, inst)
+            fz.state["done"][sid] = inst
             fz.save()
         if stopped:
             break
+    if a.phase in ("export", "run"):
+        print(f"kernel-fuzz: phase {a.phase} done: {len(fz.state['done'])} instances in {a.out}/state.json")
+        return EXIT_OK
     from .kernel_fuzz_report import write_report
 
     return write_report(a.out, fz.state, sets, stopped)

@@ -31,6 +31,12 @@ def tally(state):
 
 def write_report(out, state, sets, stopped):
     table, violations = tally(state)
+    seen = []  # the sets that ran (a compare phase on another machine than the run's)
+    for inst in state["done"].values():
+        for v in inst.get("verdicts", []):
+            if v["set"] not in seen:
+                seen.append(v["set"])
+    sets = seen or [s for s in sets if s]
     contracts = sorted({c for c, _ in table}, key=lambda c: int(c.split("-")[1]))
     insts = state["done"].values()
     raised = [r for i in insts for r in i.get("raised", [])]

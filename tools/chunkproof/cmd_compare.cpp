@@ -231,13 +231,20 @@ void name_verdicts(Run& run) {
   }
 }
 
+// The runner's boundary options and merge kernel of a result: pairs put like against like.
+std::string run_options(const Loaded& l) {
+  const auto b = l.r.info.value("boundary", nlohmann::json::object());
+  return b.value("empty_lse", "kernel") + "|" + b.value("v_layout", "dense") + "|" +
+         l.r.info.value("merge_kernel", nlohmann::json::object()).value("id", "");
+}
+
 // Stage 7: pairs. Pairs across plans or sets start from the reference export's plan (one
-// page, not n^2 rows).
+// page, not n^2 rows), and pair only results run with the same boundary options and merge kernel.
 void measure_pairs(Run& run) {
   for (std::size_t a = 0; a < run.res.size(); ++a)
     for (std::size_t b = a + 1; b < run.res.size(); ++b) {
       const Loaded &A = run.res[a], &B = run.res[b];
-      if (A.plan != 0) continue;
+      if (A.plan != 0 || run_options(A) != run_options(B)) continue;
       const bool same_set = A.set() == B.set(), same_plan = A.plan == B.plan, same_mode = A.mode() == B.mode();
       std::string kind;
       if (same_set && same_plan && !same_mode)
