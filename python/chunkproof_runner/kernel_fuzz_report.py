@@ -63,9 +63,12 @@ def write_report(out, state, sets, stopped):
     if never:
         md.append(f"\nNever exercised: {', '.join(never)}.")
     if violations:
-        md.append("\n## Violations\n")
-        for v in violations:
-            md.append(f"- {v['contract']} {v['set']} ({v['persona']}, {v['mode']}, merge kernel {v['merge_kernel']}): "
+        exact = [v for v in violations if not v.get("plan_corrupts")]
+        md.append(f"\n## Violations\n\n{len(exact)} on plans that are exact by themselves (the kernel's), "
+                  f"{len(violations) - len(exact)} on plans that corrupt outputs anyway (the plan's first).\n")
+        for v in sorted(violations, key=lambda v: bool(v.get("plan_corrupts"))):
+            md.append(f"- {v['contract']} {v['set']} ({v['persona']}, {v['mode']}, merge kernel {v['merge_kernel']}"
+                      f"{', corrupting plan' if v.get('plan_corrupts') else ''}): "
                       f"{v['detail']}\n  - case `{v['case']}`\n  - replay: `{v['replay']}`")
     for r in raised:
         md.append(f"- raised: {r['set']} {r['persona']} {r['mode']}: {r['raised']}")

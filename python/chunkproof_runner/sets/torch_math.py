@@ -27,7 +27,7 @@ def math_attention(q, k, v, scale, causal):
 
 class TorchMath(KernelSet):
     attention_name = "torch-math (fp32 einsum + logsumexp)"
-    merge_name = "torch-merge"
+    merge_name = "the export's merge kernel, emulated"
     compute_dtype = torch.float32
     out_dtype = torch.float32  # what attention hands to the merges
     follows_merge_kernel = True  # the export's merge kernel record, emulated (merges.kernel_merge)

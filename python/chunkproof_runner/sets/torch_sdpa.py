@@ -24,6 +24,7 @@ def _bhsd(x):  # [s, N, D] -> [1, N, s, D]
 
 class TorchSdpa(KernelSet):
     follows_merge_kernel = True
+    merge_name = "the export's merge kernel, emulated"
 
     def __init__(self, name, device):
         super().__init__(device)
