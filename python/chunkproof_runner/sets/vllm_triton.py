@@ -11,8 +11,9 @@ export's geometry.merge_kernel names the kernel the plan's version shipped with
 ("triton@cfc4079e", reference/planner/merge_kernels.h); --merge-kernel overrides it. A CUDA
 kernel id (cuda@...) cannot load from Python source: the set says so and exits 4.
 
-Import shims (the only vLLM modules these files import), installed under sys.modules only when
-a real vLLM does not import:
+Import shims (the only vLLM modules these files import), put under sys.modules while the file
+loads and taken away after (a later `import vllm` does not see them), only when a real vLLM does
+not import:
   vllm.triton_utils   tl, triton, HAS_TRITON  = triton.language, triton, True
   vllm.platforms      current_platform.fp8_dtype() = torch.float8_e4m3fn (ROCm: e4m3fnuz)
 Call pattern as vLLM's _compute_prefill_context: output = torch.empty_like(prefix_output),
@@ -44,13 +45,15 @@ def _install_shims():
         return "real vllm"
     except Exception:  # noqa: BLE001
         pass
-    import triton
-    import triton.language as tl
-
+    try:
+        import triton
+        import triton.language as tl
+    except Exception:  # noqa: BLE001 - as vLLM's own triton_utils: placeholders, HAS_TRITON False
+        triton = tl = None
     pkg = types.ModuleType("vllm")
     pkg.__path__ = []
     tu = types.ModuleType("vllm.triton_utils")
-    tu.tl, tu.triton, tu.HAS_TRITON = tl, triton, True
+    tu.tl, tu.triton, tu.HAS_TRITON = tl, triton, triton is not None
     pl = types.ModuleType("vllm.platforms")
     rocm = bool(getattr(torch.version, "hip", None))
 
@@ -64,10 +67,7 @@ def _install_shims():
             return rocm
 
     pl.current_platform = _Platform()
-    sys.modules.setdefault("vllm", pkg)
-    sys.modules["vllm.triton_utils"] = tu
-    sys.modules["vllm.platforms"] = pl
-    return "shims (vllm.triton_utils, vllm.platforms)"
+    return {"vllm": pkg, "vllm.triton_utils": tu, "vllm.platforms": pl}
 
 
 def load_merge(commit):
@@ -79,10 +79,18 @@ def load_merge(commit):
     path = os.path.join(src, commit, _PATHS[commit])
     if not os.path.isfile(path):
         raise CannotRun(f"{path} does not exist (scripts/vllm-kernels.sh copies it from a vLLM checkout)")
-    how = _install_shims()
-    spec = importlib.util.spec_from_file_location(f"chunkproof_vllm_merge_{commit}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    shims = _install_shims()
+    how = shims if isinstance(shims, str) else "shims (vllm.triton_utils, vllm.platforms)"
+    added = [] if isinstance(shims, str) else [k for k in shims if k not in sys.modules]
+    for k in added:  # only for the file's own imports: a later `import vllm` must not see them
+        sys.modules[k] = shims[k]
+    try:
+        spec = importlib.util.spec_from_file_location(f"chunkproof_vllm_merge_{commit}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        for k in added:
+            sys.modules.pop(k, None)
     return mod.merge_attn_states, path, how
 
 
@@ -94,8 +102,11 @@ class VllmTriton(KernelSet):
         super().__init__(device)
         from .torch_sdpa import TorchSdpa
 
-        self.fa = TorchSdpa("torch-flash", device)
-        self.attention_name = self.fa.attention_name + " (FA2)"
+        try:
+            self.fa = TorchSdpa("torch-flash", device)
+            self.attention_name = self.fa.attention_name + " (FA2)"
+        except (AttributeError, RuntimeError) as e:  # this PyTorch has no flash op: make() refuses it
+            self.fa, self.attention_name = None, f"none ({e})"
         self.merge_fn = None
         self.stride_pairs = set()
 
@@ -109,6 +120,8 @@ class VllmTriton(KernelSet):
         self.merge_how = f"real file {path}"
 
     def attention(self, q, k, v, scale, causal):
+        if self.fa is None:
+            raise CannotRun(f"vllm-triton: no flash attention here ({self.attention_name})")
         return self.fa.attention(q, k, v, scale, causal)
 
     def merge(self, p_out, p_lse, s_out, s_lse, flavour):
