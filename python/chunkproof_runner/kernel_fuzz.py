@@ -185,11 +185,28 @@ def do_run(fz, sid, inst, sets):
     return inst
 
 
+def batch_of(case):
+    """The batch of a case line: everything but the version and platform (plan A vs plan B)."""
+    return " ".join(sorted(t for t in case.split() if not t.startswith(("version=", "platform="))))
+
+
+def partners(fz, sid, inst):
+    """The as-is chunked results of other instances of the same batch: compare pairs them with
+    this instance's (plan A vs plan B of one kernel set), their verdicts stay with their own."""
+    out = []
+    for other_sid, other in fz.state["done"].items():
+        if other_sid != sid and "ran" in other and batch_of(other["case"]) == batch_of(inst["case"]):
+            out += [os.path.join(fz.a.out, d) for d, v in other["ran"].items()
+                    if v.get("persona") == "as-is" and v.get("mode") == "chunked" and "cannot_run" not in v
+                    and "raised" not in v]
+    return out
+
+
 def do_compare(fz, sid, inst):
     if "ran" not in inst or "verdicts" in inst or inst.get("skipped"):
         return inst
     ran = {os.path.join(fz.a.out, d): v for d, v in inst["ran"].items()}
-    results = [d for d, v in ran.items() if "cannot_run" not in v and "raised" not in v]
+    results = [d for d, v in ran.items() if "cannot_run" not in v and "raised" not in v] + partners(fz, sid, inst)
     rep, err = fz.compare(sid, os.path.join(fz.a.out, inst["export"]), results)
     if rep is None:
         inst["error"] = err
@@ -197,7 +214,9 @@ def do_compare(fz, sid, inst):
     plan_corrupts = any(p["corrupts"] for p in rep["report"]["plans"])
     verdicts = []
     for res in rep["report"]["results"]:
-        who = ran.get(os.path.abspath(res["result"]), ran.get(res["result"], {}))
+        who = ran.get(os.path.abspath(res["result"]), ran.get(res["result"]))
+        if who is None:  # a partner instance's result: judged with its own instance
+            continue
         for c in res.get("contracts", []):
             verdicts.append({"contract": c["id"], "name": c["name"], "verdict": c["verdict"], "detail": c.get("detail", ""),
                              "set": who.get("set", res["kernel_set"]), "persona": who.get("persona", "?"),
@@ -207,6 +226,10 @@ def do_compare(fz, sid, inst):
     inst["report"] = os.path.join("reports", sid)
     inst["raised"] = [dict(v, result=d) for d, v in inst["ran"].items() if "raised" in v]
     inst["plan_finding"] = plan_corrupts
+    inst["plan_pairs"] = [{"a": rep["report"]["results"][p["a"]]["label"], "b": rep["report"]["results"][p["b"]]["label"],
+                           "max_rel": p["out"]["max_rel"], "bit_equal": p["out"]["bit_equal"],
+                           "elements": p["out"]["elements"]}
+                          for p in rep["report"]["pairs"] if p["kind"] == "plan A vs plan B"]
     return inst
 
 
@@ -236,9 +259,8 @@ def main(a):
     fz.state["seconds_before"] = fz.state.get("seconds", 0.0)
     stopped = False
     for rnd in range(a.rounds):
-        rng = random.Random(rnd)
+        d = draws(random.Random(rnd))  # one draw per round: shapes of one batch pair as plan A vs B
         for name, tmpl, _ in SHAPES:
-            d = draws(rng)  # drawn for every shape, so a --shapes subset keeps the same instances
             if name not in names:
                 continue
             sid = f"r{rnd}-{name}"

@@ -70,6 +70,15 @@ def write_report(out, state, sets, stopped):
             md.append(f"- {v['contract']} {v['set']} ({v['persona']}, {v['mode']}, merge kernel {v['merge_kernel']}"
                       f"{', corrupting plan' if v.get('plan_corrupts') else ''}): "
                       f"{v['detail']}\n  - case `{v['case']}`\n  - replay: `{v['replay']}`")
+    pairs = [(i["case"], p) for i in insts for p in i.get("plan_pairs", [])]
+    if pairs:
+        md.append("\n## Plan A vs plan B (one batch, two planners, one kernel set)\n")
+        for case, p in pairs:
+            md.append(f"- {p['a']} vs {p['b']}: max rel {p['max_rel']:.3g}, "
+                      f"{p['bit_equal']}/{p['elements']} elements bit-equal")
+    doc["plan_pairs"] = [dict(p, case=c) for c, p in pairs]
+    with open(os.path.join(out, "report.json"), "w") as f:
+        json.dump(doc, f, indent=1)
     for r in raised:
         md.append(f"- raised: {r['set']} {r['persona']} {r['mode']}: {r['raised']}")
     for c, why in skipped:

@@ -9,7 +9,7 @@ set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh" "$@"
 t0=$(date +%s)
 "$PY" -m chunkproof_runner kernel-fuzz --chunkproof "$BIN" --out "$W/fz" --sets torch-math,torch-math-base2 \
-  --budget 50 >"$W/fuzz.log" 2>&1
+  --budget 100 >"$W/fuzz.log" 2>&1
 rc=$?
 [ $rc = 1 ] || { cat "$W/fuzz.log"; fail "kernel-fuzz should exit 1 (violations found), got $rc"; }
 echo "kernel-fuzz: $(( $(date +%s) - t0 )) s"
