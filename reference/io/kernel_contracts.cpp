@@ -42,6 +42,14 @@ std::string kernel_of(const ContractInput& in) {
   if (mk.is_object() && mk.contains("id") && mk.at("id").is_string()) return mk.at("id").get<std::string>();
   return in.manifest.at("geometry").value("merge_kernel", J::object()).value("id", "?");
 }
+// The record of the kernel that ran (the result's id among the export's merge_kernels; else the
+// export's own geometry.merge_kernel).
+J record_of(const ContractInput& in) {
+  const std::string id = kernel_of(in);
+  for (const auto& k : in.manifest.value("merge_kernels", J::array()))
+    if (k.value("id", "") == id) return k;
+  return in.manifest.at("geometry").value("merge_kernel", J::object());
+}
 std::string ints(const std::vector<int>& v) {
   std::string s;
   for (int x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
@@ -292,10 +300,9 @@ ContractResult k8_both_empty(const ContractInput& in) {
     if (leading >= 2 && (!cut || p.token0 < *cut)) reqs.push_back(p.request);
   }
   if (reqs.empty()) return not_exercised("no request merges two empty partials");
-  const auto mk = in.manifest.at("geometry").value("merge_kernel", J::object());
   return judge_tokens(in, tokens_of(ps, reqs),
                       "request(s) " + ints(reqs) + " merge two empty partials; merge kernel " + kernel_of(in) +
-                          " (both empty: " + mk.value("both_empty", "?") + ")");
+                          " (both empty: " + record_of(in).value("both_empty", "?") + ")");
 }
 
 ContractResult k9_fa2_inf(const ContractInput& in) {
