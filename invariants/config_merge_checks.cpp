@@ -5,6 +5,7 @@
 
 #include "invariants/checks.h"
 #include "reference/dcp/ownership.h"
+#include "reference/planner/merge_kernels.h"
 
 namespace cp::detail {
 namespace {
@@ -71,7 +72,10 @@ InvariantResult check_I12(const Batch& batch, const Plan& p) {
   Sink s(InvariantId::I12_merge_preconditions);
   if (!p.built) return s.not_evaluated();
   if (p.chunks.empty()) return s.not_applicable("no context chunks: no merge of context partials");
-  const bool triton = p.merge == MergeFlavour::triton;  // the dispatcher's choice, recorded in the plan
+  // The kernel that ran: the one the version shipped with for the dispatcher's flavour
+  // (merge_kernels.h), e.g. v1-dcp on CUDA ran the CUDA kernel from before #28181, which gives NaN.
+  const MergeKernel& kernel = *kernel_for(p.version, p.merge).kernel;
+  const bool nan_kernel = kernel.both_empty == BothEmpty::nan;
   if (p.packed) {
     // No chunk may hold an empty span: two empty partials must never meet.
     for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
@@ -99,16 +103,17 @@ InvariantResult check_I12(const Batch& batch, const Plan& p) {
         const int r = p.prefills[b];
         const std::int64_t first_tok = qsl[static_cast<std::size_t>(r)] - base;
         const bool masked = p.prefill_tokens_with_context && first_tok >= *p.prefill_tokens_with_context;
-        if (!triton) {
-          s.note("empty+empty merges occur but go through the CUDA kernel, which copies the prefix and writes -inf");
+        if (!nan_kernel) {
+          s.note("empty+empty merges occur but go through " + std::string(kernel.id) +
+                 ", which copies the prefix and writes -inf");
         } else if (!masked) {
           s.add([&] {
-            return Violation{
-                .chunk = static_cast<int>(ci),
-                .request = r,
-                .expected = "no merge of two empty partials on the Triton path",
-                .got = "lse -inf and -inf at chunk " + str(static_cast<std::int64_t>(ci)),
-                .reason = "Triton merge_attn_states gives NaN output and NaN lse, which survives later merges"};
+            return Violation{.chunk = static_cast<int>(ci),
+                             .request = r,
+                             .expected = "no merge of two empty partials through " + std::string(kernel.id),
+                             .got = "lse -inf and -inf at chunk " + str(static_cast<std::int64_t>(ci)),
+                             .reason = "merge_attn_states " + std::string(kernel.id) +
+                                       " gives NaN output and NaN lse, which survives later merges"};
           });
         }
         break;

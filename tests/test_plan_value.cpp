@@ -110,8 +110,10 @@ TEST(PlanGeometry, MergeFlavourIsTheDispatchersRule) {
   EXPECT_EQ(merge_flavour(Platform::cuda, 12, PartialDtype::fp32), MergeFlavour::cuda);
   EXPECT_EQ(merge_flavour(Platform::cuda, 6, PartialDtype::fp32), MergeFlavour::triton);
   EXPECT_EQ(merge_flavour(Platform::rocm, 128), MergeFlavour::triton);
+  // v4-pr47327: its CUDA kernel has #28181's both-empty early return (v1-dcp's predates it and
+  // gives NaN: I-12 judges the version's kernel, reference/planner/merge_kernels.h, issue 28).
   const std::string line =
-      "version=v1-dcp platform=cuda workspace=65536 block=64 dcp=1 interleave=1 ctx=70000,0 q=4,4 v_dim=";
+      "version=v4-pr47327 platform=cuda workspace=128 block=16 dcp=1 interleave=1 ctx=100,0,100 q=4,4,4 v_dim=";
   const Evaluation fallback = evaluate(parse_case(line + "4"));
   EXPECT_EQ(fallback.plan.merge, MergeFlavour::triton);
   EXPECT_TRUE(fallback.violated(InvariantId::I12_merge_preconditions));

@@ -291,9 +291,16 @@ TEST(Spec6, WorkspaceBelowMnsTimesBlockGivesZeroWidth) {
 TEST(Spec6, TritonEmptyEmptyMergeAndContextPrefix) {
   EXPECT_TRUE(eval("version=v1-dcp platform=rocm workspace=65536 block=64 ctx=70000,0 q=4,4")
                   .violated(InvariantId::I12_merge_preconditions));
-  // CUDA merge kernel copies the prefix and writes -inf: no NaN.
-  EXPECT_FALSE(eval("version=v1-dcp platform=cuda workspace=65536 block=64 ctx=70000,0 q=4,4")
+  // The CUDA kernel v1-dcp shipped with predates #28181's both-empty early return: NaN too
+  // (issue 28: I-12 judges the version's merge kernel, reference/planner/merge_kernels.h)...
+  EXPECT_TRUE(eval("version=v1-dcp platform=cuda workspace=65536 block=64 ctx=70000,0 q=4,4")
+                  .violated(InvariantId::I12_merge_preconditions));
+  // ...from #28181 on it copies the prefix and writes -inf: no NaN (the context-free request
+  // between two context requests is not masked by prefill_tokens_with_context).
+  EXPECT_FALSE(eval("version=v4-pr47327 platform=cuda workspace=128 block=16 ctx=100,0,100 q=4,4,4")
                    .violated(InvariantId::I12_merge_preconditions));
+  EXPECT_TRUE(eval("version=v4-pr47327 platform=rocm workspace=128 block=16 ctx=100,0,100 q=4,4,4")
+                  .violated(InvariantId::I12_merge_preconditions));
   // S4's prefill_tokens_with_context masks the context-free request when it comes last...
   EXPECT_EQ(eval("version=v2-interleave platform=rocm workspace=65536 block=64 ctx=70000,0 q=4,4").outcome,
             Outcome::ok);

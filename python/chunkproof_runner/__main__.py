@@ -45,10 +45,10 @@ def environment(device):
 
 def run_one(ex, set_name, mode, a, out):
     from . import files, sets
-    from .pipeline import Runner
+    from .pipeline import Options, Runner
 
     ks = sets.make(set_name, a.device, a.merge)
-    runner = Runner(ex, ks)
+    runner = Runner(ex, ks, Options(a.empty_lse, a.v_layout, a.merge_kernel))
     tensors, seconds = runner.run(mode)
     for _ in range(a.repeat - 1):  # timing: keep the fastest (the first run warms up)
         seconds = min(seconds, runner.run(mode)[1])
@@ -67,6 +67,11 @@ def run_one(ex, set_name, mode, a, out):
         "attention": ks.attention_name,
         "merge": ks.merge_name,
         "merge_flavour": ex.geometry["merge_flavour"],
+        "merge_kernel": {"id": runner.merge_kernel.get("id"), "source": runner.merge_kernel.get("source"),
+                         "how": getattr(ks, "merge_how", "emulated" if ks.follows_merge_kernel else ks.merge_name)},
+        "lse_convention": {"attention_base": ks.lse_base, "merge_base": ks.merge_lse_base,
+                           "attention_layout": ks.lse_layout, "merge_layout": ks.merge_lse_layout},
+        "boundary": dict(runner.boundary, merge_stride_pairs=[list(p) for p in runner.stride_pairs()]),
         "seconds": seconds,
         "repeat": a.repeat,
         "environment": environment(a.device),
@@ -80,12 +85,15 @@ def run_one(ex, set_name, mode, a, out):
 
 def cmd_run(a):
     from . import files
+    from .pipeline import KernelOutputError
 
     try:
         ex = files.Export(a.export)
     except (OSError, ValueError) as e:
         print(f"chunkproof_runner: {e}", file=sys.stderr)
         return EXIT_USAGE
+    if a.vllm_src:
+        os.environ["CHUNKPROOF_VLLM_SRC"] = os.path.abspath(a.vllm_src)
     names, modes = a.set.split(","), a.mode.split(",")
     for m in modes:
         if m not in ("chunked", "unchunked"):
@@ -105,6 +113,9 @@ def cmd_run(a):
             except KeyError as e:
                 print(f"chunkproof_runner: {e.args[0]}", file=sys.stderr)
                 return EXIT_USAGE
+            except KernelOutputError as e:  # a finding naming the tensor
+                print(f"chunkproof_runner: finding: {e}", file=sys.stderr)
+                failed.append(f"{n} {m}")
             except Exception as e:  # noqa: BLE001 - a kernel that raises on a valid input: report, go on
                 print(f"chunkproof_runner: {n} {m} failed: {e.__class__.__name__}: {e}", file=sys.stderr)
                 failed.append(f"{n} {m}")
@@ -128,15 +139,27 @@ def main(argv=None):
     r = sub.add_parser("run", help="run one kernel set on an export, write result.safetensors + result.json")
     r.add_argument("export")
     r.add_argument("--set", required=True,
-                   help="torch-math | torch-math-bf16 | torch-flash | torch-efficient | torch-cudnn | vllm | aiter; "
+                   help="torch-math | torch-math-bf16 | torch-math-base2 | torch-flash | torch-efficient | torch-cudnn | vllm | "
+                        "vllm-triton | aiter; "
                         "a comma list writes OUT/<set>-<mode>/ for each")
     r.add_argument("--out", required=True)
     r.add_argument("--mode", default="chunked", help="chunked | unchunked, or both as a comma list")
     r.add_argument("--device", default="cpu", help="cpu | cuda | cuda:N")
     r.add_argument("--merge", choices=("torch", "triton"), default=None, help="override the set's merge")
     r.add_argument("--repeat", type=int, default=1, help="runs; the time reported is the fastest")
+    r.add_argument("--empty-lse", choices=("+inf", "-inf", "0", "nan"), default=None,
+                   help="LSE of zero-length key ranges instead of the kernel's (+inf: FA2; 0: a finite LSE, #49294)")
+    r.add_argument("--v-layout", choices=("dense", "padded-view"), default="dense",
+                   help="padded-view: v padded to the qk size, the merges get the output sliced back as a view")
+    r.add_argument("--vllm-src", default=None,
+                   help="vllm-triton: a directory holding vLLM's Triton kernel files by commit (docs/kernels.md)")
+    r.add_argument("--merge-kernel", default=None,
+                   help="merge kernel id instead of the export's geometry.merge_kernel (sets that follow it)")
     s = sub.add_parser("sets", help="list the kernel sets and whether they run here")
     s.add_argument("--device", default="cpu")
+    from . import kernel_fuzz
+
+    kernel_fuzz.add_parser(sub)
     try:
         a = p.parse_args(argv)
     except SystemExit as e:
@@ -146,6 +169,10 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001
         print(f"chunkproof_runner: cannot run here: PyTorch does not import ({e})", file=sys.stderr)
         return EXIT_CANNOT_RUN
+    if a.cmd == "kernel-fuzz":
+        from . import kernel_fuzz
+
+        return kernel_fuzz.main(a)
     return cmd_run(a) if a.cmd == "run" else cmd_sets(a)
 
 

@@ -46,6 +46,39 @@ class Export:
         if "inputs" not in files:
             raise ValueError(f"{path}: the export holds no inputs (its planner assert fired: nothing to run)")
         self.inputs = load_tensors(os.path.join(self.path, files["inputs"]))
+        self.check_inputs()
+
+    def check_inputs(self):
+        """Every input tensor against the manifest's shapes: a mismatch names the tensor (exit 2)
+        instead of an index error deep in the pipeline."""
+        try:
+            s, g, m = self.m["shape"], self.m["geometry"], self.m
+            N, L, row, qk, Vd = (int(s[k]) for k in ("heads", "kv_lora_rank", "row", "qk_dim", "v_dim"))
+            T, W, B = int(m["prefill_tokens"]), int(g["dcp"]), int(g["block"])
+            R, P = len(m["requests"]), len(m["prefills"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"{self.path}: manifest.json lacks or mangles {e}") from None
+        want = {"q": (T, N, qk), "new_kv": (T, row), "w_uk": (L, N, qk - int(s["rope_dim"])), "w_uv": (L, N, Vd),
+                "context_lens": (R,), "query_start_loc": (P + 1,)}
+        for name, shape in want.items():
+            if name not in self.inputs:
+                raise ValueError(f"{self.path}: inputs lack tensor '{name}'")
+            got = tuple(self.inputs[name].shape)
+            if got != shape:
+                raise ValueError(f"{self.path}: tensor '{name}' has shape {got}, the manifest says {shape}")
+        for name, lead in (("kv_cache", None), ("block_table", R)):
+            if name not in self.inputs:
+                raise ValueError(f"{self.path}: inputs lack tensor '{name}'")
+        kv = tuple(self.inputs["kv_cache"].shape)
+        if len(kv) != 4 or kv[0] != W or kv[2] != B or kv[3] != row:
+            raise ValueError(f"{self.path}: tensor 'kv_cache' has shape {kv}, the manifest says [{W}, pages, {B}, {row}]")
+        bt = tuple(self.inputs["block_table"].shape)
+        if len(bt) != 2 or bt[0] != R:
+            raise ValueError(f"{self.path}: tensor 'block_table' has shape {bt}, the manifest says [{R}, blocks]")
+
+    @property
+    def merge_kernels(self):  # id -> record (reference/planner/merge_kernels.h, via the manifest)
+        return {k["id"]: k for k in self.m.get("merge_kernels", [])}
 
     @property
     def shape(self):

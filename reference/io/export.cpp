@@ -8,6 +8,7 @@
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
 #include "reference/mla/math/bf16.h"
+#include "reference/planner/merge_kernels.h"
 
 namespace cp::io {
 
@@ -92,6 +93,31 @@ const char* gather_key(GatherKind g) {
   return "?";
 }
 
+// The merge kernel the version shipped with for the dispatched flavour (merge_kernels.h): the
+// runner emulates or loads it, compare's kernel contracts judge it.
+json kernel_record(const MergeKernel& k) {
+  return {{"id", std::string(k.id)},
+          {"source", std::string(k.source)},
+          {"inf", k.inf == InfRule::none         ? "none"
+                  : k.inf == InfRule::pos_to_neg ? "pos_to_neg"
+                                                 : "any_to_neg"},
+          {"zero_weight_guard", k.zero_weight_guard},
+          {"both_empty", k.both_empty == BothEmpty::nan ? "nan" : "copy_prefix"},
+          {"strides", k.strides == SuffixStrides::contiguous      ? "contiguous"
+                      : k.strides == SuffixStrides::prefix_stride ? "prefix_stride"
+                      : k.strides == SuffixStrides::own           ? "own"
+                                                                  : "checked"},
+          {"prefill_tokens_with_context", k.takes_prefill_tokens_with_context},
+          {"masks_empty_context", k.masks_empty_context},
+          {"note", std::string(k.note)}};
+}
+json merge_kernel_json(Version v, MergeFlavour f) {
+  const auto choice = kernel_for(v, f);
+  json j = kernel_record(*choice.kernel);
+  j["fallback"] = choice.fallback;
+  return j;
+}
+
 json build_manifest(const Case& c, const Plan& p, const PlanVerdict& v, const mla::CheckResult* res) {
   const auto s = mla::shape_of(c);
   json m;
@@ -116,7 +142,8 @@ json build_manifest(const Case& c, const Plan& p, const PlanVerdict& v, const ml
                    {"chunk_width", p.chunk_width},
                    {"gather", gather_key(p.gather)},
                    {"gather_description", std::string(name(p.gather))},
-                   {"merge_flavour", std::string(name(p.merge))}};
+                   {"merge_flavour", std::string(name(p.merge))},
+                   {"merge_kernel", merge_kernel_json(c.version, p.merge)}};
   // Requests: every case request; prefills carry their prefill token offset.
   json reqs = json::array();
   std::vector<std::int64_t> q_of(c.q.begin(), c.q.end());
@@ -142,6 +169,9 @@ json build_manifest(const Case& c, const Plan& p, const PlanVerdict& v, const ml
   json chunks = json::array();
   for (std::size_t i = 0; i < p.chunks.size(); ++i) chunks.push_back(chunk_record(p.chunks[i], i, q_of, token0_of));
   m["chunks"] = chunks;
+  json kernels = json::array();  // every known merge kernel, for --merge-kernel (runner)
+  for (const auto& k : merge_kernels()) kernels.push_back(kernel_record(k));
+  m["merge_kernels"] = kernels;
   json asserts = json::array();
   for (const auto& a : p.asserts)
     asserts.push_back({{"stage", a.stage}, {"which", a.which}, {"detail", a.detail}, {"chunk", a.chunk}});

@@ -41,7 +41,8 @@ Per result: fp32 bit-equal and bf16-equal fractions, a bf16 ULP histogram, max/m
 row-scaled rel error of out, LSE errors (finite pairs; -inf on both sides agrees; inf
 mismatches and NaN counted), NaN/Inf counts, the kernel alone (each chunk's (out, lse) against
 the CPU partial of the same workspace rows), and a pass/fail line against the kernel bound
-(docs/kernels.md). Chunk-corruption detector: each chunked result against the unchunked result
+(docs/kernels.md), and the kernel contracts K-1... (docs/kernels.md "Kernel contracts"): one
+line per contract per result, holds / violated / not exercised by this export. Chunk-corruption detector: each chunked result against the unchunked result
 of the same kernel set (run both modes: --mode chunked,unchunked), in units of that set's own
 noise (its unchunked run against the exact reference), out and LSE; flagged past the ratio.
 Pairs (found automatically; A is always a result on EXPORT's plan): chunked vs unchunked of one
@@ -51,9 +52,11 @@ kernel set, plan A vs plan B of one kernel set, kernel set vs kernel set.
   --bound-rel X        row-scaled relative bound on out (default 2^-6)
   --bound-lse X        absolute bound on the LSE (default 2^-6)
   --detector-ratio X   the detector's threshold, in units of the set's own noise (default 8)
+  --format F           stdout: md (default), json (= --json), csv (one row per result and contract)
 
-exit: 0 every plan exact, every result within the bound and not flagged; 1 a finding (a plan
-that corrupts outputs, a result out of bound or flagged by the detector); 2 bad input
+exit: 0 every plan exact, every result within the bound, not flagged, no contract violated; 1 a
+finding (a plan that corrupts outputs, a result out of bound, flagged by the detector or
+violating a kernel contract); 2 bad input
 (unreadable files, a result of another batch, tensors of the wrong size).
 )";
 
@@ -77,12 +80,16 @@ std::optional<compare::Options> parse_options(Args args) {
   compare::Options o;
   app.add_option("dirs", o.dirs, "EXPORT then RESULT...")->required()->expected(2, 1 << 20);
   app.add_option("--out", o.outdir, "report folder")->capture_default_str();
-  app.add_flag("--json", o.json, "one chunkproof.compare/1 object on stdout instead of the summary (docs/json.md)");
+  app.add_flag("--json", o.json, "one chunkproof.compare/2 object on stdout instead of the summary (docs/json.md)");
+  app.add_option("--format", o.format, "stdout: md (the summary), json (as --json), csv (one row per result/contract)")
+      ->check(CLI::IsMember({"md", "json", "csv"}));
   app.add_option("--bound-rel", o.bound.rel, "max relative error bound")->check(CLI::PositiveNumber);
   app.add_option("--bound-lse", o.bound.lse_abs, "max LSE abs error bound")->check(CLI::PositiveNumber);
   app.add_option("--detector-ratio", o.detector, "chunk-corruption threshold (x the set's noise)")
       ->check(CLI::PositiveNumber);
   if (!parse(app, args)) return std::nullopt;
+  if (o.format == "json") o.json = true;
+  if (o.json) o.format = "json";
   return o;
 }
 
@@ -162,6 +169,8 @@ void measure_results(Run& run) {
                      io::compare_lse(l.r.tensors.at(ln).to_f32(), ex.reference.at(ln).to_f32(), run.heads));
     }
     row.within = io::within(row.out, row.lse, run.opt.bound);
+    row.contracts = io::judge_contracts(
+        {ex.manifest, l.r, ex.reference, l.out, l.lse, want, want_lse, run.heads, run.v_dim, run.opt.bound});
     row.plan_corrupts = l.mode() == "chunked" && run.plans[l.plan].corruption.corrupts();  // unchunked runs no plan
     run.rows.push_back(std::move(row));
   }
@@ -207,11 +216,14 @@ void name_verdicts(Run& run) {
     if (row.plan_corrupts) why.push_back("exact reference differs");
     if (row.flagged) why.push_back("detector flags it");
     if (!row.within) why.push_back("out of bound");
-    std::string head = row.plan_corrupts ? "CORRUPTING PLAN"
-                       : row.flagged     ? "CHUNK CORRUPTION"
-                       : !row.within     ? "OUT OF BOUND (kernel)"
-                                         : "within bound";
-    if (row.plan_corrupts || row.flagged) {
+    for (const auto& c : row.contracts)
+      if (c.verdict == io::ContractVerdict::violated) why.push_back(c.id + " violated");
+    std::string head = row.plan_corrupts         ? "CORRUPTING PLAN"
+                       : row.flagged             ? "CHUNK CORRUPTION"
+                       : !row.within             ? "OUT OF BOUND (kernel)"
+                       : row.contract_violated() ? "KERNEL CONTRACT VIOLATED"
+                                                 : "within bound";
+    if (row.plan_corrupts || row.flagged || row.contract_violated()) {
       head += " (";
       for (std::size_t k = 0; k < why.size(); ++k) head += (k ? ", " : "") + why[k];
       head += ")";
@@ -220,13 +232,20 @@ void name_verdicts(Run& run) {
   }
 }
 
+// The runner's boundary options and merge kernel of a result: pairs put like against like.
+std::string run_options(const Loaded& l) {
+  const auto b = l.r.info.value("boundary", nlohmann::json::object());
+  return b.value("empty_lse", "kernel") + "|" + b.value("v_layout", "dense") + "|" +
+         l.r.info.value("merge_kernel", nlohmann::json::object()).value("id", "");
+}
+
 // Stage 7: pairs. Pairs across plans or sets start from the reference export's plan (one
-// page, not n^2 rows).
+// page, not n^2 rows), and pair only results run with the same boundary options and merge kernel.
 void measure_pairs(Run& run) {
   for (std::size_t a = 0; a < run.res.size(); ++a)
     for (std::size_t b = a + 1; b < run.res.size(); ++b) {
       const Loaded &A = run.res[a], &B = run.res[b];
-      if (A.plan != 0) continue;
+      if (A.plan != 0 || run_options(A) != run_options(B)) continue;
       const bool same_set = A.set() == B.set(), same_plan = A.plan == B.plan, same_mode = A.mode() == B.mode();
       std::string kind;
       if (same_set && same_plan && !same_mode)
@@ -296,6 +315,10 @@ int compare_main(Args args) {
   const int rc = run.finding() ? kExitFinding : kExitOk;
   if (run.opt.json) {
     compare::print_json_summary(run, rc);
+    return rc;
+  }
+  if (run.opt.format == "csv") {
+    compare::print_csv(run);
     return rc;
   }
   compare::print_summary(run);

@@ -110,10 +110,24 @@ Json detector_json(const ResultRow& row, double threshold) {
           {"requests", reqs}};
 }
 
+Json contracts_json(const ResultRow& row) {
+  Json a = Json::array();
+  for (const auto& c : row.contracts)
+    a.push_back({{"id", c.id}, {"name", c.name}, {"verdict", std::string(io::name(c.verdict))}, {"detail", c.detail}});
+  return a;
+}
+
 Json report_json(const Run& run) {
   Json jr;
   jr["schema"] = "chunkproof-compare";
-  jr["schema_version"] = 2;
+  jr["schema_version"] = 3;
+  Json cat = Json::array();
+  for (const auto& k : io::kernel_contracts())
+    cat.push_back({{"id", std::string(k.id)},
+                   {"name", std::string(k.name)},
+                   {"refs", std::string(k.refs)},
+                   {"statement", std::string(k.statement)}});
+  jr["kernel_contracts"] = cat;
   jr["export"] = run.ref().dir;
   jr["case"] = run.plans.front().case_line();
   jr["bound"] = {{"rel", run.opt.bound.rel}, {"lse_abs", run.opt.bound.lse_abs}};
@@ -137,6 +151,10 @@ Json report_json(const Run& run) {
            {"within_bound", row.within},
            {"detector", detector_json(row, run.opt.detector)},
            {"verdict", row.verdict},
+           {"merge_kernel", l.r.info.value("merge_kernel", Json::object()).value("id", "")},
+           {"lse_convention", l.r.info.value("lse_convention", Json::object())},
+           {"boundary", l.r.info.value("boundary", Json::object())},
+           {"contracts", contracts_json(row)},
            {"out", out_json(row.out)},
            {"lse", lse_json(row.lse)},
            {"environment", l.r.info.value("environment", Json::object())},
@@ -242,6 +260,10 @@ std::vector<std::string> findings(const Run& run) {
     if (!r.within)
       f.push_back("#" + std::to_string(i) + " " + run.res[i].label +
                   " out of bound: " + io::why_not_within(r.out, r.lse, run.opt.bound));
+    for (const auto& c : r.contracts)
+      if (c.verdict == io::ContractVerdict::violated)
+        f.push_back("#" + std::to_string(i) + " " + run.res[i].label + " violates " + c.id + " (" + c.name +
+                    "): " + c.detail);
   }
   return f;
 }
@@ -258,6 +280,26 @@ std::string details(const Run& run) {
         << r.lse.nan_got << " NaN.\n\n![hist](hist-" << i << ".svg)\n";
   }
   return tab.str();
+}
+
+// One line per contract per result.
+std::string contracts_lines(const Run& run, const std::string& bullet) {
+  std::ostringstream md;
+  for (std::size_t i = 0; i < run.res.size(); ++i) {
+    md << bullet << "#" << i << " " << run.res[i].label << "\n";
+    for (const auto& c : run.rows[i].contracts)
+      md << bullet << "  " << c.id << " " << c.name << ": "
+         << (c.verdict == io::ContractVerdict::violated ? "**VIOLATED**" : std::string(io::name(c.verdict))) << " -- "
+         << c.detail << "\n";
+  }
+  return md.str();
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
 }
 
 std::string report_md(const Run& run) {
@@ -284,7 +326,10 @@ std::string report_md(const Run& run) {
      << "\n## Chunk-corruption detector\n\nEach chunked result against the unchunked result of the same kernel set; "
         "noise: that unchunked result against the exact reference (out: max row-scaled error; LSE: max abs); ratio: "
         "shift / noise.\n\n"
-     << detector_table(run) << pairs_table(run) << "\n## Details\n"
+     << detector_table(run) << "\n## Kernel contracts\n\nPer result, every contract of the catalogue "
+     << "(reference/io/kernel_contracts.cpp, docs/kernels.md): holds, violated, or not exercised by this export "
+     << "(and why).\n\n"
+     << contracts_lines(run, "- ") << pairs_table(run) << "\n## Details\n"
      << details(run) << "\n## Environment\n\n";
   for (std::size_t i = 0; i < run.res.size(); ++i)
     md << "- #" << i << ": `" << run.res[i].r.info.value("environment", Json::object()).dump() << "`\n";
@@ -314,7 +359,7 @@ void write_report(const Run& run) {
 }
 
 void print_summary(const Run& run) {
-  std::cout << results_table(run) << pairs_table(run);
+  std::cout << results_table(run) << pairs_table(run) << "\nkernel contracts:\n" << contracts_lines(run, "  ");
   const auto f = findings(run);
   if (!f.empty()) std::cout << "\n";
   for (const auto& x : f) std::cout << "finding: " << x << "\n";
@@ -326,8 +371,26 @@ void print_summary(const Run& run) {
             << (run.pairs.empty() ? "" : ", pair-*.svg") << "}\n";
 }
 
+void print_csv(const Run& run) {
+  std::cout << "result,label,kernel_set,mode,merge_kernel,check,name,verdict,detail\n";
+  for (std::size_t i = 0; i < run.res.size(); ++i) {
+    const auto& l = run.res[i];
+    const auto& r = run.rows[i];
+    const std::string head = std::to_string(i) + "," + csv_cell(l.label) + "," + csv_cell(l.set()) + "," +
+                             csv_cell(l.mode()) + "," +
+                             csv_cell(l.r.info.value("merge_kernel", Json::object()).value("id", "")) + ",";
+    std::cout << head << "bound,kernel bound," << (r.within ? "holds" : "violated") << ","
+              << csv_cell(r.within ? "max rel " + sci(r.out.max_rel) + ", LSE max abs " + sci(r.lse.max_abs)
+                                   : io::why_not_within(r.out, r.lse, run.opt.bound))
+              << "\n";
+    for (const auto& c : r.contracts)
+      std::cout << head << c.id << "," << csv_cell(c.name) << "," << io::name(c.verdict) << "," << csv_cell(c.detail)
+                << "\n";
+  }
+}
+
 void print_json_summary(const Run& run, int exit_code) {
-  print_json(std::cout, Json{{"schema", "chunkproof.compare/1"},
+  print_json(std::cout, Json{{"schema", "chunkproof.compare/2"},
                              {"exit_code", exit_code},
                              {"finding", run.finding()},
                              {"findings", findings(run)},

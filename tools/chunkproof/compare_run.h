@@ -12,6 +12,7 @@
 #include "reference/io/chunk_detector.h"
 #include "reference/io/compare.h"
 #include "reference/io/export.h"
+#include "reference/io/kernel_contracts.h"
 #include "reference/io/plan_corruption.h"
 
 namespace cp::cli::compare {
@@ -21,7 +22,8 @@ struct Options {
   io::KernelBound bound;
   double detector = io::kDetectorThreshold;
   std::string outdir = "compare-report";
-  bool json = false;  // --json: one chunkproof.compare/1 object instead of the summary
+  bool json = false;          // --json: one chunkproof.compare/2 object instead of the summary
+  std::string format = "md";  // --format md | json | csv: what goes to stdout (csv: one row per result/contract)
 };
 
 // An export and its plan's own verdict (plan_corruption): one per distinct export.
@@ -54,7 +56,13 @@ struct ResultRow {
   std::optional<std::size_t> partner;  // that unchunked result
   bool flagged = false;                // the detector flags its chunking
   std::string verdict;
-  bool finding() const { return !within || plan_corrupts || flagged; }
+  std::vector<io::ContractResult> contracts;  // the kernel contracts (kernel_contracts.h), one per row
+  bool contract_violated() const {
+    for (const auto& c : contracts)
+      if (c.verdict == io::ContractVerdict::violated) return true;
+    return false;
+  }
+  bool finding() const { return !within || plan_corrupts || flagged || contract_violated(); }
 };
 
 struct PairRow {
@@ -80,8 +88,10 @@ struct Run {
 // (results table, pairs, one line per finding).
 void write_report(const Run& run);
 void print_summary(const Run& run);
-// --json: schema chunkproof.compare/1 (docs/json.md): the findings, the report folder and the
+// --json: schema chunkproof.compare/2 (docs/json.md): the findings, the report folder and the
 // report.json document itself.
 void print_json_summary(const Run& run, int exit_code);
+// --format csv: one row per (result, contract) and one per result for the bound (issue 24).
+void print_csv(const Run& run);
 
 }  // namespace cp::cli::compare

@@ -8,11 +8,13 @@ from .. import CannotRun
 SETS = {
     "torch-math": "torch_math",
     "torch-math-bf16": "torch_math",
+    "torch-math-base2": "torch_math",
     "torch-flash": "torch_sdpa",
     "torch-efficient": "torch_sdpa",
     "torch-cudnn": "torch_sdpa",
     "vllm": "vllm_set",
     "aiter": "aiter_set",
+    "vllm-triton": "vllm_triton",
 }
 
 

@@ -42,6 +42,7 @@ def triton_merge():
 
 
 def override(ks, which):
+    ks.follows_merge_kernel = False  # an explicit --merge wins over the export's merge kernel
     if which == "torch":
         ks.merge = torch_merge
         ks.merge_name = "torch-merge"
@@ -52,3 +53,76 @@ def override(ks, which):
         ks.merge_name = "triton-merge"
     else:
         raise KeyError(f"unknown merge '{which}' (torch | triton)")
+
+
+# --- merge kernels by version (reference/planner/merge_kernels.h; the export's
+# geometry.merge_kernel record names the kernel the version shipped with and what it does)
+
+FLAVOUR_KERNELS = {  # what the two flavours of spec section 4 are, as kernel records
+    "triton": {"id": "flavour:triton", "inf": "pos_to_neg", "zero_weight_guard": True, "both_empty": "nan",
+               "strides": "own"},
+    "cuda": {"id": "flavour:cuda", "inf": "any_to_neg", "zero_weight_guard": False, "both_empty": "copy_prefix",
+             "strides": "own"},
+}
+
+
+def _read_like_prefix(p_out, s_out, rule):
+    """The suffix as the kernel reads it. 'prefix_stride': with the prefix's head and token
+    strides (vLLM's Triton kernel: suffix_output + t*num_heads*prefix_head_stride +
+    h*prefix_head_stride); 'contiguous': as dense [T][N][HEAD_SIZE] whatever its strides (the
+    early kernel, for the prefix too). Reads past the suffix's storage give 0 here (on a GPU
+    they read whatever lies there)."""
+    T, N, D = s_out.shape
+    if rule == "contiguous":
+        strides = (N * D, D, 1)
+    elif rule == "prefix_stride":
+        strides = (N * p_out.stride(1), p_out.stride(1), 1)
+    else:
+        return s_out
+    if tuple(strides) == tuple(s_out.stride()):
+        return s_out
+    flat = s_out.as_strided((s_out.storage().size() - s_out.storage_offset(),), (1,), s_out.storage_offset())
+    need = (T - 1) * strides[0] + (N - 1) * strides[1] + D if T > 0 else 0
+    if need > flat.numel():
+        flat = torch.cat([flat, torch.zeros(need - flat.numel(), dtype=flat.dtype, device=flat.device)])
+    return flat.as_strided((T, N, D), strides)
+
+
+def kernel_merge(rec):
+    """A merge function (p_out, p_lse, s_out, s_lse, flavour) -> (out, lse) with the boundary
+    behaviour of the kernel record: inf rule, zero-weight guard, both-empty rule, stride rule.
+    Records the (prefix, suffix) head strides it was handed in fn.stride_pairs."""
+    inf = float("inf")
+
+    def fn(p_out, p_lse, s_out, s_lse, flavour=None):
+        fn.stride_pairs.add((p_out.stride(1), s_out.stride(1)))
+        so_read = _read_like_prefix(p_out, s_out, rec.get("strides", "own"))
+        po_read = _read_like_prefix(p_out, p_out, "contiguous") if rec.get("strides") == "contiguous" else p_out
+        pl, sl = p_lse.float(), s_lse.float()
+        po, so = po_read.float(), so_read.float()
+        rule = rec.get("inf", "none")
+        if rule == "pos_to_neg":
+            pl = torch.where(pl == inf, torch.full_like(pl, -inf), pl)
+            sl = torch.where(sl == inf, torch.full_like(sl, -inf), sl)
+        elif rule == "any_to_neg":
+            pl = torch.where(torch.isinf(pl), torch.full_like(pl, -inf), pl)
+            sl = torch.where(torch.isinf(sl), torch.full_like(sl, -inf), sl)
+        mx = torch.maximum(pl, sl)  # NaN propagates, as tl.maximum / fmaxf on NaN inputs may
+        copy = rec.get("both_empty") == "copy_prefix"
+        empty = torch.isinf(mx) & (mx < 0)
+        m0 = torch.where(empty, torch.zeros_like(mx), mx) if copy else mx
+        pe, se = torch.exp(pl - m0), torch.exp(sl - m0)
+        tot = pe + se
+        a, b = po * (pe / tot).unsqueeze(-1), so * (se / tot).unsqueeze(-1)
+        if rec.get("zero_weight_guard"):
+            a = torch.where(pe.unsqueeze(-1) == 0, torch.zeros_like(a), a)
+            b = torch.where(se.unsqueeze(-1) == 0, torch.zeros_like(b), b)
+        out, lse = a + b, torch.log(tot) + m0
+        if copy:
+            out = torch.where(empty.unsqueeze(-1), po, out)
+            lse = torch.where(empty, torch.full_like(lse, -inf), lse)
+        return out.to(p_out.dtype), lse
+
+    fn.stride_pairs = set()
+    fn.kernel_id = rec.get("id", "?")
+    return fn

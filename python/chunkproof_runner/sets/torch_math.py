@@ -27,9 +27,10 @@ def math_attention(q, k, v, scale, causal):
 
 class TorchMath(KernelSet):
     attention_name = "torch-math (fp32 einsum + logsumexp)"
-    merge_name = "torch-merge"
+    merge_name = "the export's merge kernel, emulated"
     compute_dtype = torch.float32
     out_dtype = torch.float32  # what attention hands to the merges
+    follows_merge_kernel = True  # the export's merge kernel record, emulated (merges.kernel_merge)
 
     def upproject(self, kv_c, w):  # fp32 product, rounded to bf16 like kv_b_proj's output
         L, N, D = w.shape
@@ -44,12 +45,25 @@ class TorchMath(KernelSet):
         return torch_merge(p_out, p_lse, s_out, s_lse, flavour)
 
 
+class TorchMathBase2(TorchMath):
+    """The attention returns a base-2 LSE (as trtllm_ragged_attention_deepseek and FlashInfer's
+    ragged prefill do, SGLang #40903/#35045, vLLM #52796) and the merge assumes natural log:
+    the pairing K-3 flags on the first chunk. A kernel-fuzz persona, not a production set."""
+
+    attention_name = "torch-math-base2 (fp32 einsum, LSE in base 2)"
+    lse_base = "2"
+
+    def attention(self, q, k, v, scale, causal):
+        out, lse = math_attention(q, k, v, scale, causal)
+        return out.to(self.out_dtype), lse * 1.4426950408889634  # log2(e): ln -> log2
+
+
 class TorchMathBf16(TorchMath):
     attention_name = "torch-math-bf16 (fp32 einsum + logsumexp, bf16 outputs)"
     out_dtype = torch.bfloat16
 
 
 def make(name, device):
-    ks = TorchMathBf16(device) if name == "torch-math-bf16" else TorchMath(device)
+    ks = {"torch-math-bf16": TorchMathBf16, "torch-math-base2": TorchMathBase2}.get(name, TorchMath)(device)
     ks.name = name
     return ks

@@ -2,13 +2,14 @@
 return the LSE (torch.ops.aten._scaled_dot_product_{flash,efficient,cudnn}_attention), bf16
 q/k/v as vLLM feeds them, one call per (chunk, request) in [1, heads, tokens, dim] layout.
 Flash needs equal q/k/v head sizes: v is zero-padded to the qk size and the output cut back.
-Merge: the Triton kernel (merges.triton_merge) in the export's production flavour."""
+Merge: the export's merge kernel record (geometry.merge_kernel: the vLLM kernel the plan's version
+shipped with), emulated in torch (merges.kernel_merge); runner --merge triton runs the Triton
+kernel of the two spec flavours (sets/triton_merge.py) instead."""
 
 import torch
 
 from .. import CannotRun
 from ..pipeline import KernelSet
-from .merges import triton_merge
 
 OPS = {
     "torch-flash": "_scaled_dot_product_flash_attention",
@@ -22,6 +23,9 @@ def _bhsd(x):  # [s, N, D] -> [1, N, s, D]
 
 
 class TorchSdpa(KernelSet):
+    follows_merge_kernel = True
+    merge_name = "the export's merge kernel, emulated"
+
     def __init__(self, name, device):
         super().__init__(device)
         self.name = name
@@ -63,7 +67,4 @@ def make(name, device):
         raise CannotRun(f"{name} needs a CUDA GPU (torch {torch.__version__}, cuda available: {torch.cuda.is_available()})")
     if not hasattr(torch.ops.aten, OPS[name]):
         raise CannotRun(f"{name}: this PyTorch ({torch.__version__}) has no aten.{OPS[name]}")
-    ks = TorchSdpa(name, device)
-    ks.merge = triton_merge()
-    ks.merge_name = "triton-merge"
-    return ks
+    return TorchSdpa(name, device)
