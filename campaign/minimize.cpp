@@ -9,13 +9,19 @@ namespace cp::fuzz {
 
 MinimizeResult minimize_case(const Case& start, const std::string& sig, const TargetConfig& cfg, double seconds,
                              bool (*stop)()) {
+  return minimize_case(
+      start, sig, [&cfg](const Case& c) { return judge(c, cfg); }, seconds, stop);
+}
+
+MinimizeResult minimize_case(const Case& start, const std::string& sig,
+                             const std::function<Judgement(const Case&)>& judge_fn, double seconds, bool (*stop)()) {
   using Clock = std::chrono::steady_clock;
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   MinimizeResult r{start, 0, false};
   auto keeps = [&](const Case& c) {
     ++r.evaluations;
-    const Judgement j = judge(c, cfg);
+    const Judgement j = judge_fn(c);
     return j.kind != Judgement::rejected && j.kind != Judgement::ok && j.signature == sig;
   };
   auto out_of_time = [&] { return Clock::now() > deadline || (stop && stop()); };
