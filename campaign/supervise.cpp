@@ -300,6 +300,9 @@ bool run_builtin(CampaignRun& run) {
     }
   }
   if (run.tty) std::fprintf(stderr, "\n");
+  if (run.planner)  // executions count every decoded input; those the model rejects never reach the planner
+    run.log << "fuzz: " << run.planner->requests() << " case(s) through --planner-cmd, " << run.planner->starts()
+            << " start(s)\n";
   return true;
 }
 

@@ -72,7 +72,8 @@ void print_live_text(std::ostream& os, const live::LiveResult& r, std::size_t ro
   os << "planner   " << name(r.exchange.kind) << " in " << r.exchange.seconds * 1e3 << " ms";
   if (!r.exchange.message.empty()) os << ": " << r.exchange.message;
   os << "\n";
-  if (r.exchange.reply.error) os << "error     " << r.detail << "\n";
+  if (const auto& e = r.exchange.reply.error)
+    os << "error     " << e->kind << " " << e->type << " '" << e->message << "' at " << e->location << "\n";
   if (!r.exchange.stderr_tail.empty()) os << "stderr    " << r.exchange.stderr_tail << "\n";
   if (!r.outcome_disagreement.empty()) os << "diff      outcome: " << r.outcome_disagreement << "\n";
   if (r.diff.total) {
