@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,12 +55,15 @@ struct ExternalPlanner::State {
     child.reset();
     return proc::describe_status(st);
   }
+  int last_status = -1;  // the wait status of the last child reaped by reap_status
   std::string reap_status() {
+    last_status = -1;
     if (!child) return "not running";
     // It closed its stdout: give it a moment to exit by itself, so the status is its own.
     for (int i = 0; i < 50; ++i) {
       if (auto st = child->try_reap()) {
         child.reset();
+        last_status = *st;
         return proc::describe_status(*st);
       }
       ::usleep(2000);
@@ -162,7 +166,15 @@ Exchange ExternalPlanner::ask(const Case& c) {
     return finish(Exchange::exited, "the planner does not read its input");
   std::string line, why;
   Exchange::Kind kind{};
-  if (!s.read_line(line, kind, why)) return finish(kind, why);
+  if (!s.read_line(line, kind, why)) {
+    const bool fresh = s.fresh;
+    finish(kind, why);
+    if (kind == Exchange::exited && fresh && s.last_status >= 0 && WIFEXITED(s.last_status) &&
+        WEXITSTATUS(s.last_status) == 4)
+      throw PlannerCannotRun("the planner cannot run here (it exited 4 before its first reply)" +
+                             (ex.stderr_tail.empty() ? std::string() : ": " + ex.stderr_tail));
+    return ex;
+  }
   s.fresh = false;
   try {
     ex.reply = decode_reply(line);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "live/protocol.h"
@@ -37,6 +38,12 @@ struct Exchange {
 };
 std::string_view name(Exchange::Kind k);
 
+// The planner said it cannot run on this machine: it exited 4 (docs/live.md; an adapter whose
+// engine functions are missing) before its first reply. Not a finding: the command exits 4.
+struct PlannerCannotRun : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class ExternalPlanner {
  public:
   explicit ExternalPlanner(PlannerOptions opt);
@@ -44,7 +51,8 @@ class ExternalPlanner {
   ExternalPlanner(const ExternalPlanner&) = delete;
   ExternalPlanner& operator=(const ExternalPlanner&) = delete;
 
-  // Sends case `c` (starting the child if it is not running) and reads its reply.
+  // Sends case `c` (starting the child if it is not running) and reads its reply. Throws
+  // PlannerCannotRun when a freshly started planner exits 4 without replying.
   Exchange ask(const Case& c);
   // The command line as given, the number of (re)starts and of requests so far.
   const std::string& command() const;

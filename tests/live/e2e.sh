@@ -41,6 +41,10 @@ check misbehave_hang 1 "protocol: timeout" timeout 60 "$CP" diff --planner-cmd "
   --version v6-current --random 4 --planner-timeout 0.5
 check misbehave_noise 0 " 0 finding" "$CP" diff --planner-cmd "$TP --no-bug --misbehave noise@1" --version v6-current --random 20
 check no_such_command 1 "protocol: exited" "$CP" plan --planner-cmd "/nonexistent/planner" --case "version=v6-current workspace=64 block=16 ctx=10 q=2"
+check adapter_cannot_run 4 "cannot run here.*no engine here" "$CP" plan --planner-cmd "echo 'no engine here' >&2; exit 4" \
+  --case "version=v6-current workspace=64 block=16 ctx=10 q=2"
+check fuzz_adapter_cannot_run 4 "cannot run here" "$CP" fuzz --planner-cmd "exit 4" --version v6-current --max-time 5 \
+  --findings-dir "$WORK/fuzz-cannot"
 check version_needs_planner 2 "requires --planner-cmd|--planner-cmd" "$CP" plan --version v6-current --case "version=v6-current workspace=64 block=16 ctx=10 q=2"
 check check_runs_the_external_plan 1 "bits differ" "$CP" check --planner-cmd "$TP" \
   --case "version=v6-current platform=cuda workspace=96 block=12 dcp=8 interleave=4 ctx=148,137 q=2,2"
@@ -49,7 +53,7 @@ check check_fixed_plan_bits_identical 0 "bits identical" "$CP" check --planner-c
 check map_through_the_planner 1 "diff: " "$CP" map --version v6-current --platform cuda --x dcp=2,4 --y interleave=1,2 \
   --fix block=2 --fix workspace=64 --format table --planner-cmd "$TP"
 check fuzz_finds_the_bug 1 "live v6-current/cuda diff" "$CP" fuzz --planner-cmd "$TP" --version v6-current --platform cuda \
-  --max-time 8 --minimize-time 2 --findings-dir "$WORK/fuzz" --no-status --seed 5
+  --max-time 15 --minimize-time 2 --findings-dir "$WORK/fuzz" --no-status --seed 5
 check fuzz_libfuzzer_refused 2 "builtin" "$CP" fuzz --planner-cmd "$TP" --engine libfuzzer --max-time 1 \
   --findings-dir "$WORK/fuzz2"
 [ "$fail" = 0 ] && echo "live e2e: all passed"
