@@ -160,21 +160,23 @@ Exchange ExternalPlanner::ask(const Case& c) {
     ex.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return ex;
   };
-  if (!s.child || !s.child->running()) s.start();
-  ++s.requests;
-  if (!s.write_all(request_line(c, s.requests) + "\n"))
-    return finish(Exchange::exited, "the planner does not read its input");
-  std::string line, why;
-  Exchange::Kind kind{};
-  if (!s.read_line(line, kind, why)) {
+  // A fresh planner that exits 4 says it cannot run here (the write may fail first: EPIPE).
+  auto failed = [&](Exchange::Kind k, std::string why) {
     const bool fresh = s.fresh;
-    finish(kind, why);
-    if (kind == Exchange::exited && fresh && s.last_status >= 0 && WIFEXITED(s.last_status) &&
+    finish(k, std::move(why));
+    if (k == Exchange::exited && fresh && s.last_status >= 0 && WIFEXITED(s.last_status) &&
         WEXITSTATUS(s.last_status) == 4)
       throw PlannerCannotRun("the planner cannot run here (it exited 4 before its first reply)" +
                              (ex.stderr_tail.empty() ? std::string() : ": " + ex.stderr_tail));
     return ex;
-  }
+  };
+  if (!s.child || !s.child->running()) s.start();
+  ++s.requests;
+  if (!s.write_all(request_line(c, s.requests) + "\n"))
+    return failed(Exchange::exited, "the planner does not read its input");
+  std::string line, why;
+  Exchange::Kind kind{};
+  if (!s.read_line(line, kind, why)) return failed(kind, why);
   s.fresh = false;
   try {
     ex.reply = decode_reply(line);
