@@ -171,8 +171,10 @@ std::string default_campaign_dir(const std::string& target, const std::string& v
 bool prepare_folders(CampaignRun& run) {
   const CampaignOptions& opt = run.opt;
   run.vers = opt.versions.empty() ? "all" : join(opt.versions, ",");
-  run.findings = opt.findings_dir.empty() ? fs::path(default_campaign_dir(opt.target, run.vers, opt.platform, opt.pins))
-                                          : fs::absolute(opt.findings_dir);
+  run.findings = opt.findings_dir.empty()
+                     ? fs::path(default_campaign_dir(opt.planner_cmd.empty() ? opt.target : "live", run.vers,
+                                                     opt.platform, opt.pins))
+                     : fs::absolute(opt.findings_dir);
   if (run.findings.empty())
     return fail(run,
                 "no campaign folder: neither CHUNKPROOF_FUZZ_HOME, XDG_DATA_HOME nor HOME is set; pass --findings-dir");
@@ -238,6 +240,13 @@ bool prepare_config(CampaignRun& run) {
   }
   run.totals = run.base;
   run.checkpoint_every = checkpoint_seconds();
+  if (opt.planner_cmd.empty()) {
+    run.judge_case = [&run](const Case& c, const FindingSink* known) { return judge(c, run.cfg, known); };
+  } else {
+    run.planner = std::make_unique<live::ExternalPlanner>(
+        live::PlannerOptions{.command = opt.planner_cmd, .timeout_s = opt.planner_timeout});
+    run.judge_case = [&run](const Case& c, const FindingSink*) { return live_judge(run, c); };
+  }
   run.tty = opt.status_line && isatty(2);
   return true;
 }

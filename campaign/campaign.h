@@ -32,6 +32,13 @@ struct CampaignOptions {
   double minimize_seconds = 20;  // per finding
   bool status_line = true;       // live status line on stderr
   std::string command_line;      // for the report
+  // --planner-cmd (docs/live.md): the built-in engine sends every case to this external planner
+  // and judges its plan (live/live.h) instead of chunkproof's model; with planner_diff, every
+  // plan is also diffed against the model of the case's version. The campaign folder defaults
+  // to live-<versions>-<platform>, apart from the model's campaigns.
+  std::string planner_cmd;
+  bool planner_diff = false;
+  double planner_timeout = 10;
 };
 
 struct CampaignFinding {

@@ -21,6 +21,8 @@
 #include "campaign/campaign.h"
 #include "fuzz/common/case_codec.h"
 #include "fuzz/common/findings.h"
+#include "fuzz/common/judge.h"
+#include "live/client.h"
 #include "reference/proc/subprocess.h"
 
 namespace cp::fuzz {
@@ -68,6 +70,10 @@ struct CampaignRun {
   TargetConfig cfg;  // the same configuration the target reads from its environment
   proc::Env env;     // that environment
   Selection sel = Selection::all();
+  // The verdict on one case, for every stage (the engine, minimization, the records' replay):
+  // judge() with cfg, or with --planner-cmd the external planner's (live_judge.cpp).
+  std::function<Judgement(const Case&, const FindingSink*)> judge_case;
+  std::unique_ptr<live::ExternalPlanner> planner;
   std::set<std::string> known_before;  // minimized records before this run
   CampaignTotals base, totals;         // every earlier run; with this one (checkpointed)
 
@@ -108,6 +114,12 @@ void pump_output(proc::Child& child, const std::function<void(const char*, std::
 // Runs a command to completion (with a time limit) and returns its exit status and output
 // (-1: it did not start).
 int run_capture(const std::vector<std::string>& argv, const proc::Env& env, double timeout_s, std::string& out);
+
+// The live judge (live_judge.cpp): the case through run.planner, its plan checked and (with
+// planner_diff) diffed; a finding's signature is the LiveResult's. Installed by prepare_config.
+Judgement live_judge(CampaignRun& run, const Case& c);
+// The replay command of a finding's case line: `chunkproof plan` (with --planner-cmd's options).
+std::string replay_command(const CampaignRun& run, const std::string& case_line);
 
 // Small helpers shared by the stages.
 std::string now_iso();

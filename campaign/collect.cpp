@@ -30,6 +30,27 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+}  // namespace
+
+std::string replay_command(const CampaignRun& run, const std::string& case_line) {
+  std::string cmd = "chunkproof plan";
+  if (!run.opt.planner_cmd.empty()) {
+    cmd += " --planner-cmd " + shell_quote(run.opt.planner_cmd);
+    if (run.opt.planner_diff) {
+      // The case line names the version the plan is diffed against.
+      std::string v = "v6-current";
+      try {
+        v = std::string(name(parse_case(case_line).version));
+      } catch (const std::exception&) {
+      }
+      cmd += " --version " + v;
+    }
+  }
+  return cmd + " --case " + shell_quote(case_line);
+}
+
+namespace {
+
 // The record of a finding file (reference/caseio/regression.h); unreadable text gives an empty one.
 CaseRecord parse_record(const std::string& text, const std::string& name) {
   try {
@@ -72,14 +93,16 @@ void minimize_and_record(const CampaignRun& run, const Case& c0, const Judgement
                          const std::string& extra) {
   std::error_code ec;
   if (fs::exists(file_for(run, j.signature), ec)) return;
-  MinimizeResult m = minimize_case(c0, j.signature, run.cfg, run.minimize_budget, stop_requested, run.sel.pins);
+  MinimizeResult m = minimize_case(
+      c0, j.signature, [&run](const Case& c) { return run.judge_case(c, nullptr); }, run.minimize_budget,
+      stop_requested, run.sel.pins);
   // Verify through the printed line, as a user would replay it.
   Case replay = c0;
   try {
     replay = parse_case(print_case(m.c));
   } catch (const std::exception&) {
   }
-  const Judgement back = judge(replay, run.cfg);
+  const Judgement back = run.judge_case(replay, nullptr);
   const Case& keep = back.signature == j.signature ? replay : c0;
   write_record(run, j.signature, kind, j.invariant, j.detail, print_case(c0), &keep,
                extra + (run.minimize_budget > 0 ? "# minimize: " + std::to_string(m.evaluations) + " evaluations\n"
@@ -97,7 +120,7 @@ void collect_raw(CampaignRun& run) {
     const CaseRecord r = parse_record(read_text(f), f.string());
     try {
       const Case c = parse_case(r.line);
-      const Judgement j = judge(c, run.cfg);
+      const Judgement j = run.judge_case(c, nullptr);
       if (j.kind == Judgement::finding || j.kind == Judgement::crash)
         minimize_and_record(run, c, j, j.kind == Judgement::crash ? "crash" : "finding", "");
     } catch (const std::exception& e) {
@@ -139,7 +162,7 @@ void examine_artifact(const CampaignRun& run, const fs::path& a) {
   if (!r.sig.empty() && !r.case_line.empty() && run.opt.target == "planner") {
     try {
       const Case c = parse_case(r.case_line);
-      Judgement j = judge(c, run.cfg);
+      Judgement j = run.judge_case(c, nullptr);
       if (j.kind == Judgement::finding || j.kind == Judgement::crash) {
         minimize_and_record(run, c, j, "crash", extra);
         return;
@@ -222,7 +245,7 @@ void collect_findings(CampaignRun& run) {
 // Violation maps: one version and platform over two parameters each (campaign/heatmap.h),
 // drawn after every completed run; an interrupted run links the ones already drawn.
 void draw_maps(CampaignRun& run) {
-  if (run.opt.target != "planner") return;
+  if (run.opt.target != "planner" || run.planner) return;  // the maps are the model's, not an external planner's
   std::error_code ec;
   const fs::path dir = run.findings / "maps";
   fs::create_directories(dir, ec);
@@ -270,9 +293,9 @@ void list_findings(CampaignRun& run) {
     cf.file = fs::absolute(f).string();
     cf.is_new = !run.known_before.count(f.filename().string());
     if (!r.line.empty()) {
-      cf.replay = "chunkproof plan --case " + shell_quote(r.line);
+      cf.replay = replay_command(run, r.line);
       try {
-        const Judgement j = judge(parse_case(r.line), run.cfg);
+        const Judgement j = run.judge_case(parse_case(r.line), nullptr);
         cf.reproduced = j.signature == cf.signature;
       } catch (const std::exception&) {
       }

@@ -9,6 +9,7 @@
 
 #include "fuzz/common/plan_cost.h"
 #include "invariants/catalogue.h"
+#include "live/live.h"
 #include "reference/arith/checked_int.h"
 #include "reference/io/png.h"
 #include "reference/planner/plan.h"
@@ -131,7 +132,19 @@ void include_value(std::vector<std::int64_t>& axis, std::int64_t v) {
 
 constexpr std::int64_t kMaxCellWork = std::int64_t{1} << 16;
 
-MapCell evaluate_cell(const Case& c) {
+// An external planner's cell: "ok" or its finding's signature without the "live v/p " prefix.
+void live_cell(live::ExternalPlanner& planner, const Case& c, MapCell& cell) {
+  const live::LiveResult r = live::run_live(planner, c, {.diff = true, .level = Level::interval});
+  if (!r.finding()) {
+    cell.category = "ok";
+    return;
+  }
+  const auto sp = r.signature.find(' ', 5);
+  cell.category = sp == std::string::npos ? r.signature : r.signature.substr(sp + 1);
+  cell.detail = r.detail;
+}
+
+MapCell evaluate_cell(const Case& c, live::ExternalPlanner* planner) {
   MapCell cell;
   cell.case_line = print_case(c);
   try {
@@ -147,6 +160,10 @@ MapCell evaluate_cell(const Case& c) {
     return cell;
   }
   try {
+    if (planner) {
+      live_cell(*planner, c, cell);
+      return cell;
+    }
     const Evaluation ev = cp::evaluate(c, Level::interval);
     if (ev.outcome == Outcome::assert_fired) {
       cell.category = "assert: " + ev.first_assert()->which;
@@ -228,7 +245,7 @@ Map compute_map(const MapSpec& spec) {
       Base b = base;
       b.set(spec.y, y);
       b.set(spec.x, x);
-      MapCell cell = evaluate_cell(b.to_case(spec.version, spec.platform));
+      MapCell cell = evaluate_cell(b.to_case(spec.version, spec.platform), spec.planner);
       if (!m.counts.count(cell.category)) m.categories.push_back(cell.category);
       ++m.counts[cell.category];
       m.cells.push_back(std::move(cell));

@@ -13,6 +13,10 @@
 
 #include "reference/planner/versions.h"
 
+namespace cp::live {
+class ExternalPlanner;
+}
+
 namespace cp::fuzz {
 
 // Axis and fixed keys: workspace, max_model_len, max_num_seqs, prefills (number of requests),
@@ -25,6 +29,9 @@ struct MapSpec {
   std::string x = "workspace", y = "prefills";
   std::vector<std::pair<std::string, std::int64_t>> fix;  // applied over the base case
   std::vector<std::int64_t> x_values, y_values;           // empty: the key's default range
+  // --planner-cmd (docs/live.md): each cell is planned by this external planner, checked and
+  // diffed against the model of `version`; a cell's outcome is its finding's signature.
+  live::ExternalPlanner* planner = nullptr;
   // Every axis also holds the base case's value of its key (a --fix value, or the base config's:
   // workspace the version sizes for it, 65536 for the legacy versions), so the pinned
   // configuration is always a cell.

@@ -9,13 +9,20 @@ namespace cp::fuzz {
 
 MinimizeResult minimize_case(const Case& start, const std::string& sig, const TargetConfig& cfg, double seconds,
                              bool (*stop)(), const Pins& pins) {
+  return minimize_case(
+      start, sig, [&cfg](const Case& c) { return judge(c, cfg); }, seconds, stop, pins);
+}
+
+MinimizeResult minimize_case(const Case& start, const std::string& sig,
+                             const std::function<Judgement(const Case&)>& judge_fn, double seconds, bool (*stop)(),
+                             const Pins& pins) {
   using SteadyClock = std::chrono::steady_clock;
   const auto deadline =
       SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
   MinimizeResult r{start, 0, false};
   auto keeps = [&](const Case& c) {
     ++r.evaluations;
-    const Judgement j = judge(c, cfg);
+    const Judgement j = judge_fn(c);
     return j.kind != Judgement::rejected && j.kind != Judgement::ok && j.signature == sig;
   };
   auto out_of_time = [&] { return SteadyClock::now() > deadline || (stop && stop()); };

@@ -295,7 +295,7 @@ bool run_builtin(CampaignRun& run) {
     }
     bytes.resize(4 + rng() % 60);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
-    const Judgement j = judge(decode_case(bytes.data(), bytes.size(), run.sel), run.cfg, &sink);
+    const Judgement j = run.judge_case(decode_case(bytes.data(), bytes.size(), run.sel), &sink);
     ++res.run.executions;
     if ((j.kind == Judgement::finding || j.kind == Judgement::crash) && !j.known)
       sink.record(j.signature, j.case_line, j.detail);
@@ -307,6 +307,9 @@ bool run_builtin(CampaignRun& run) {
     }
   }
   if (run.tty) std::fprintf(stderr, "\n");
+  if (run.planner)  // executions count every decoded input; those the model rejects never reach the planner
+    run.log << "fuzz: " << run.planner->requests() << " case(s) through --planner-cmd, " << run.planner->starts()
+            << " start(s)\n";
   return true;
 }
 
@@ -376,6 +379,11 @@ std::string locate_fuzzer(const std::string& target, const std::string& hint, st
 bool run_engine(CampaignRun& run) {
   const CampaignOptions& opt = run.opt;
   CampaignResult& res = run.res;
+  if (opt.engine == "libfuzzer" && !opt.planner_cmd.empty()) {
+    res.exit_code = 2;
+    res.error = "--planner-cmd runs with --engine builtin (libFuzzer through a persistent planner child is not built)";
+    return false;
+  }
   if (opt.engine == "libfuzzer") {
     if (!run_libfuzzer(run)) return false;
   } else if (opt.engine == "builtin") {

@@ -526,7 +526,7 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   CheckResult res;
   res.c = c;
-  res.plan = make_plan(c);
+  res.plan = opts.plan ? *opts.plan : make_plan(c);
   if (stopped_by_plan(c, res)) return res;
   CheckRun(c, opts, res).run();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -42,6 +42,9 @@ struct CheckOptions {
   // in a full run, with the same bits; outputs are then [token][chosen head][v dim].
   int sample_heads = 0;
   std::vector<int> heads;
+  // The plan to follow (an external planner's, docs/live.md), in place of make_plan(c); it must
+  // cover every context position exactly once (I-3), which the caller checks first.
+  const Plan* plan = nullptr;
 };
 
 // Where one output element lives.

@@ -19,6 +19,7 @@
 #include "reference/proc/interrupt.h"
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/json.h"
+#include "tools/chunkproof/live_cli.h"
 #include "tools/chunkproof/report.h"
 
 namespace cp::cli {
@@ -63,6 +64,8 @@ exit: 0 bits identical (and the vLLM path within its bound), 1 a finding (assert
 NaN or out of bound), 2 bad input, 3 inconclusive (exact accumulator overflow; --random
 interrupted or out of --max-time before N cases), 4 --device gpu without a GPU. The worst case
 decides.
+--planner-cmd CMD: the numerics follow an external planner's plan of each --case (docs/live.md),
+checked with the catalogue first; a plan that breaks I-3 (coverage) is a finding and is not run.
 )";
 
 std::string hex32(std::uint32_t b) {
@@ -396,6 +399,43 @@ std::vector<Case> gpu_cases(const CheckArgs& a) {
   return out;
 }
 
+// --planner-cmd: the numerics follow the external planner's plan (docs/live.md). A plan that does
+// not cover every context position exactly once (I-3) is reported, not run: the gather would
+// read past the cached context.
+int run_live_numerics(const std::vector<CaseJob>& jobs, const LiveArgs& la, const mla::CheckOptions& base,
+                      const CheckArgs& a) {
+  const auto planner = start_planner(la);
+  int rc = kExitOk;
+  for (const auto& job : jobs) {
+    const live::LiveResult lr = live::run_live(*planner, job.c);
+    if (!lr.ev || lr.ev->violated(InvariantId::I3_coverage)) {
+      rc = worst(rc, kExitFinding);
+      if (a.json)
+        print_json(std::cout, live_json(lr));
+      else
+        std::cout << live_line(lr, job.origin)
+                  << "\n      numerics not run: " << (lr.ev ? "the plan violates I-3 (coverage)" : "no plan came")
+                  << "\n";
+      continue;
+    }
+    mla::CheckOptions opts = base;
+    opts.plan = &lr.ev->plan;
+    const auto r = mla::run_check(job.c, opts);
+    const int code = worst(case_exit(r, *lr.ev, job.expect), lr.finding() ? kExitFinding : kExitOk);
+    rc = worst(rc, code);
+    if (a.json) {
+      Json j = check_json(r, *lr.ev);
+      j["origin"] = job.origin;
+      j["live"] = live_json(lr);
+      print_json(std::cout, j);
+    } else {
+      std::cout << "== " << job.origin << " (plan from --planner-cmd: " << live_line(lr, "").substr(2) << ")\n";
+      print_text(std::cout, r, *lr.ev);
+    }
+  }
+  return rc;
+}
+
 int run(Args args) {
   CLI::App app{kDescription, "chunkproof check"};
   configure(app, kFooter);
@@ -431,7 +471,11 @@ int run(Args args) {
       ->check(CLI::Range(1.0, 86400.0))
       ->capture_default_str();
   add_max_memory(app, a.max_memory);
+  LiveArgs live;
+  add_live_options(app, live, false);  // this command's --version selects random cases
   if (!parse(app, args)) return kExitOk;
+  if (live.active() && (a.random > 0 || a.device != "cpu"))
+    throw UsageError("--planner-cmd checks --case/--cases on the CPU (no --random, no --device gpu)");
   if (a.random == 0 && (!a.versions.empty() || !a.platforms.empty()))
     throw UsageError("--version and --platform select random cases: give --random N (a case line names its own)");
   if (a.random > 0 && (!a.cases.cases.empty() || !a.cases.cases_file.empty()) && a.device == "cpu")
@@ -459,6 +503,7 @@ int run(Args args) {
   if (a.random > 0) return run_random(a, opts);
   const auto jobs = parse_jobs(collect_cases(a.cases));
   for (const auto& j : jobs) check_memory(j.c, true, a.max_memory);
+  if (live.active()) return run_live_numerics(jobs, live, opts, a);
   int rc = kExitOk;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const auto& job = jobs[i];

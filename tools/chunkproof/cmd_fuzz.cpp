@@ -10,6 +10,7 @@
 #include "reference/caseio/pins.h"
 #include "reference/planner/versions.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/live_cli.h"
 
 namespace cp::cli {
 namespace cmd_fuzz {  // one per file: the unity build puts several files in one TU
@@ -38,6 +39,9 @@ search, planner only, no coverage guidance, no sanitizers, for machines without 
 --stop-on: stop at the first finding whose tags contain all '&'-separated parts, e.g.
 'I-6&interleave>1' or 'max_context_chunk % dcp_world_size'.
 JSON (--json): report.json (chunkproof.fuzz-report/1, docs/json.md) on stdout at the end.
+--planner-cmd CMD (docs/live.md): the built-in engine sends every case to an external planner and
+checks its plan; with --version V each plan is also diffed against chunkproof's model of V, every
+disagreement a finding with its case line. The campaign folder defaults to live-<versions>-<platform>.
 
 exit: 0 no finding, 1 findings (see report.md), 2 usage, 3 nothing ran, 4 no libFuzzer build of
 the target on this machine.
@@ -85,7 +89,17 @@ int run(Args args) {
       ->capture_default_str();
   app.add_flag("--no-status", no_status, "no live status line");
   app.add_flag("--json", json, "print report.json to stdout at the end");
+  LiveArgs live;
+  add_live_options(app, live, false);  // --version is this command's list
   if (!parse(app, args)) return kExitOk;
+  if (live.active()) {
+    if (app.count("--engine") && opt.engine != "builtin")
+      throw UsageError("--planner-cmd runs with --engine builtin (libFuzzer through a persistent child is not built)");
+    opt.engine = "builtin";
+    opt.planner_cmd = live.planner_cmd;
+    opt.planner_timeout = live.timeout;
+    opt.planner_diff = !versions.empty();
+  }
   if (!versions.empty()) {
     const auto vs = parse_versions(versions, "--version");
     if (vs.size() < all_versions().size())  // every version is the runner's default (empty list)

@@ -9,6 +9,7 @@
 #include "reference/planner/versions.h"
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/json.h"
+#include "tools/chunkproof/live_cli.h"
 
 namespace cp::cli {
 namespace cmd_map {  // one per file: the unity build puts several files in one TU
@@ -37,6 +38,8 @@ Hovering a cell in a browser shows its case line, which replays with `chunkproof
   --fix KEY=VAL[,KEY=VAL...], --pin ...
                     set parameters of the base case exactly (repeatable), e.g. --pin block=64,dcp=8;
                     every axis holds the pinned value of its key
+  --planner-cmd CMD each cell planned by an external planner (docs/live.md), checked and diffed
+                    against chunkproof's model of --version; a cell's outcome is its finding
   --format F        svg (default; a PNG beside it, rendered through librsvg + Cairo where this
                     build has them: `chunkproof --version`), csv (one row per cell: x, y, outcome, case line) or table (a
                     text grid, one character per cell, and the legend)
@@ -67,6 +70,8 @@ int run(Args args) {
       ->capture_default_str();
   bool json = false;
   app.add_flag("--json", json, "machine-readable output: one chunkproof.map/1 object (docs/json.md)");
+  LiveArgs live;
+  add_live_options(app, live, false);  // the map's --version is the model the plans are diffed against
   if (!parse(app, args)) return kExitOk;
   std::vector<std::pair<std::string, std::int64_t>> fix;
   for (const auto& kv : fixes) {
@@ -107,6 +112,8 @@ int run(Args args) {
     if (!writable_dir(dir.empty() ? std::string(".") : dir.string()))
       throw UsageError("--out: cannot create or write the folder of '" + out + "' (nothing was computed)");
   }
+  const auto planner = start_planner(live);
+  spec.planner = planner.get();
   fuzz::Map m;
   try {
     m = fuzz::compute_map(spec);
@@ -127,7 +134,9 @@ int run(Args args) {
   }
   bool findings = false;
   for (const auto& c : m.categories)
-    findings = findings || c.rfind("assert", 0) == 0 || c.rfind("crash", 0) == 0 || c.rfind("violation", 0) == 0;
+    for (const char* f :
+         {"assert", "crash", "violation", "diff", "exception", "protocol"})  // the last three: --planner-cmd
+      findings = findings || c.rfind(f, 0) == 0;
   const int rc = findings ? kExitFinding : kExitOk;
   if (json) {
     Json counts = Json::array();

@@ -4,6 +4,7 @@
 
 #include "invariants/expect.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/live_cli.h"
 #include "tools/chunkproof/report.h"
 
 namespace cp::cli {
@@ -22,7 +23,9 @@ std::string footer() {
   std::string s =
       "A case with '# expect <version>: ok|assert|violation I-x,...' lines (from --cases) runs once\n"
       "per expectation and counts as a finding when it does not meet it.\n"
-      "JSON (--json): one chunkproof.plan/3 object per case and line (docs/plan-json.md).\n\n"
+      "JSON (--json): one chunkproof.plan/3 object per case and line (docs/plan-json.md).\n"
+      "--planner-cmd CMD: the plans come from an external planner (docs/live.md) and are checked the same way;\n"
+      "with --version V they are also diffed against chunkproof's model of V (JSON: chunkproof.live/1).\n\n"
       "exit: 0 every invariant holds and no assert fires (every expectation met), 1 an assert\n"
       "fires or an invariant is violated (an expectation is not met), 2 bad input. The worst case decides.\n\n"
       "case keys:\n";
@@ -46,9 +49,12 @@ int run(Args args) {
       ->check(CLI::Range(8, 1000000))
       ->capture_default_str();
   add_max_memory(app, max_memory);
+  LiveArgs live;
+  add_live_options(app, live);
   if (!parse(app, args)) return kExitOk;
   const auto jobs = parse_jobs(collect_cases(ca));
   for (const auto& j : jobs) check_memory(j.c, false, max_memory);
+  if (live.active()) return run_jobs_live(jobs, live, {.json = json, .summary = summary, .rows = rows});
 
   int rc = kExitOk;
   for (std::size_t i = 0; i < jobs.size(); ++i) {

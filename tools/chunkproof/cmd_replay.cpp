@@ -7,6 +7,7 @@
 
 #include "invariants/expect.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/live_cli.h"
 #include "tools/chunkproof/report.h"
 
 namespace cp::cli {
@@ -23,6 +24,8 @@ constexpr const char* kFooter = R"(Example: chunkproof replay corpus/regressions
 JSON (--json): one chunkproof.replay/1 object per run, one per line (docs/json.md).
 exit: 0 every expectation met (and every record without one holds), 1 an expectation not met
 (or a finding), 2 bad input (unreadable file, malformed line).
+--planner-cmd CMD: the records' plans come from an external planner (docs/live.md); each expect line
+is checked on its plan; with --version V every plan is also diffed against chunkproof's model of V.
 )";
 
 std::vector<std::string> expand(const std::vector<std::string>& paths) {
@@ -56,6 +59,8 @@ int run(Args args) {
       ->excludes(json_opt);
   app.add_flag("--quiet", quiet, "print only the runs that do not meet their expectation");
   add_max_memory(app, max_memory);
+  LiveArgs live;
+  add_live_options(app, live);
   if (!parse(app, args)) return kExitOk;
 
   // Read and parse everything first: bad input exits 2 before any work.
@@ -67,6 +72,7 @@ int run(Args args) {
   }
   const auto jobs = parse_jobs(inputs);
   for (const auto& j : jobs) check_memory(j.c, false, max_memory);
+  if (live.active()) return run_jobs_live(jobs, live, {.json = json, .summary = summary, .quiet = quiet});
 
   int rc = kExitOk, met = 0, failed = 0;
   for (const auto& job : jobs) {

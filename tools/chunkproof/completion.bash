@@ -5,7 +5,7 @@ _chunkproof() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
   cmd=${COMP_WORDS[1]}
-  local commands="plan check prove fuzz bench demo replay audit export compare map versions invariants help --version --help"
+  local commands="plan check prove fuzz bench demo replay audit export compare map diff versions invariants help --version --help"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands" -- "$cur"))
     return
@@ -36,7 +36,9 @@ _chunkproof() {
   esac
   local opts=""
   case "$cmd" in
-    plan) opts="--case --cases --json --summary --rows --max-memory --help";;
+    plan) opts="--case --cases --json --summary --rows --max-memory --planner-cmd --planner-timeout --version --help";;
+    diff) opts="--planner-cmd --planner-timeout --version --case --cases --random --platform --seed --max-time --json
+               --verbose --help";;
     check) opts="--case --cases --path --json --jobs --threads --random --version --platform --seed --max-time
                  --progress --device --quiet --max-memory --summary --help";;
     prove) opts="--version --platform --invariant --domain --pin --jobs --threads --max-time --timeout --rlimit --seed
@@ -45,7 +47,7 @@ _chunkproof() {
                 --engine --expect-correct --stop-on --differential --seed --minimize-time --no-status --json --help";;
     bench) opts="--case --cases --deepseek --jobs --threads --repeat --device --json --max-memory --help";;
     demo) opts="--quick --stage --work-dir --json --help";;
-    replay) opts="--json --summary --quiet --max-memory --help"; COMPREPLY=($(compgen -f -- "$cur"));;
+    replay) opts="--json --summary --quiet --max-memory --planner-cmd --planner-timeout --version --help"; COMPREPLY=($(compgen -f -- "$cur"));;
     export) opts="--case --out --device --sample-heads --threads --json --help";;
     compare) opts="--out --bound-rel --bound-lse --detector-ratio --json --help"; COMPREPLY=($(compgen -d -- "$cur"));;
     map) opts="--version --platform --x --y --fix --out --json --help";;
@@ -53,7 +55,7 @@ _chunkproof() {
                  --prove-time --fixed-in-prove-time --no-prove --no-fixed-in --max-requests --seed --jobs --threads
                  --tables --json --help";;
     versions|invariants) opts="--json --help";;
-    help) opts="plan check prove fuzz bench demo replay audit export compare map versions invariants help";;
+    help) opts="plan check prove fuzz bench demo replay audit export compare map diff versions invariants help";;
   esac
   COMPREPLY+=($(compgen -W "$opts" -- "$cur"))
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "live/client.h"
 #include "reference/arith/checked_int.h"
 #include "reference/caseio/case.h"
 #include "reference/caseio/suggest.h"
@@ -118,6 +119,8 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
       return fail(cmd, json, kExitUsage, "usage", e.what());
     } catch (const CannotRun& e) {
+      return fail(cmd, json, kExitCannotRun, "cannot_run", e.what());
+    } catch (const cp::live::PlannerCannotRun& e) {  // --planner-cmd's adapter lacks its engine (docs/live.md)
       return fail(cmd, json, kExitCannotRun, "cannot_run", e.what());
     } catch (const cp::CaseError& e) {
       return fail(cmd, json, kExitUsage, "bad_case", std::string("bad case: ") + e.what());

@@ -1,0 +1,181 @@
+"""The planner side of the protocol without any engine (docs/live.md): the protocol loop's
+error records, the test planner against the engine's own unit-test expectation, the source
+loader, and the vLLM and SGLang adapters' conversion on objects shaped like the engines' (the
+fields each adapter reads, as the engine's dataclasses name them)."""
+
+import io
+import json
+import os
+import tempfile
+import textwrap
+import types
+import unittest
+
+from chunkproof_adapters import loader, protocol, schema, testplanner, vllm
+
+try:
+    import torch  # noqa: F401
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+
+def request(**kw):
+    r = dict(schema=protocol.REQUEST_SCHEMA, id=1, case="c", version="v6-current", platform="cuda", builder="dense",
+             workspace=128, max_model_len=None, max_num_seqs=None, block=64, dcp=1, interleave=1, ctx=[], q=[],
+             asserts=True)
+    r.update(kw)
+    return r
+
+
+class Protocol(unittest.TestCase):
+    def test_an_assert_is_an_error_record_with_its_location(self):
+        def planner(req):
+            assert req["ctx"], "no context"
+
+        rec = protocol.answer(planner, json.dumps(request()))["error"]
+        self.assertEqual((rec["kind"], rec["type"], rec["message"]), ("assert", "AssertionError", "no context"))
+        self.assertRegex(rec["location"], r"^test_adapters\.py:\d+ in planner$")
+
+    def test_another_exception_and_a_bad_request(self):
+        rec = protocol.answer(lambda req: 1 // 0, json.dumps(request()))["error"]
+        self.assertEqual((rec["kind"], rec["type"]), ("exception", "ZeroDivisionError"))
+        self.assertEqual(protocol.answer(lambda req: {}, "[1]")["error"]["type"], "ValueError")
+
+    def test_serve_answers_one_line_per_request(self):
+        out = io.StringIO()
+        protocol.serve(lambda req: {"id": req["id"]}, io.StringIO(json.dumps(request(id=7)) + "\n\n"), out)
+        self.assertEqual(out.getvalue(), '{"id":7}\n')
+
+
+class TestPlanner(unittest.TestCase):
+    def test_matches_vllms_own_unit_test(self):
+        # vLLM test_dcp_chunked_context_accepts_non_virtual_block_aligned_prefix (spec S10).
+        p = testplanner.plan(request(ctx=[65, 96], q=[3, 3], dcp=4))
+        self.assertEqual([[s["len"] for s in c["requests"]] for c in p["chunks"]], [[65], [96]])
+        self.assertEqual(p["local_context_lens"], [[17, 16, 16, 16], [24, 24, 24, 24]])
+        self.assertEqual([c["requests"][0]["padded_local_len"] for c in p["chunks"]], [17, 24])
+
+    def test_the_deliberate_bug_is_in_the_interleaved_mode_only(self):
+        for kw in (dict(dcp=1), dict(dcp=4, interleave=1), dict(dcp=2, interleave=2, block=2, workspace=32)):
+            req = request(ctx=[70, 0, 41], q=[4, 2, 3], **kw)
+            same = testplanner.plan(req, bug=True) == testplanner.plan(req, bug=False)
+            self.assertEqual(same, kw.get("interleave", 1) == 1, kw)
+
+    def test_a_context_free_prefill_closes_the_chunk(self):
+        # vLLM test_prefills_without_context_are_skipped_and_reported: ctx [64,0,64,0], q=4 each.
+        p = testplanner.plan(request(ctx=[64, 0, 64, 0], q=[4, 4, 4, 4], workspace=1024, block=16))
+        self.assertEqual([(c["request_start"], c["request_end"]) for c in p["chunks"]], [(0, 1), (2, 3)])
+        self.assertEqual(p["empty_token_ranges"], [[4, 8], [12, 16]])
+
+
+class Loader(unittest.TestCase):
+    def test_cuts_definitions_out_and_shims_the_rest(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.py")
+            with open(path, "w") as f:
+                f.write(textwrap.dedent("""
+                    from engine.heavy import Thing, helper
+                    def twice(x) -> Thing | None:
+                        return 2 * x
+                    class Builder:
+                        @staticmethod
+                        def size(cfg):
+                            return twice(cfg)
+                    """))
+            got = loader.load([(path, ["twice", "Builder.size"])], {})
+            self.assertEqual(got["size"](4), 8)
+            self.assertEqual(got.placeholders, ["Thing"])
+            with self.assertRaises(loader.Missing):
+                loader.load([(path, ["plan_mla_context_chunks"])], {})
+
+    def test_a_vllm_tree_without_the_planner_exits_4(self):
+        if not HAVE_TORCH:
+            self.skipTest("the vLLM adapter needs torch before it looks at the tree")
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(SystemExit) as e:
+                vllm.from_source(d)
+            self.assertEqual(e.exception.code, protocol.EXIT_CANNOT_RUN)
+
+
+def ns(**kw):
+    return types.SimpleNamespace(**kw)
+
+
+class VllmConversion(unittest.TestCase):
+    """ChunkedContextMetadata / ContextChunk as vLLM 608c12473 names their fields."""
+
+    def test_dcp_chunks_and_a_continuation(self):
+        # Two decodes, then prefills with ctx [100, 40] under W=2, I=1: request 0 split at 64.
+        req = request(ctx=[5, 5, 100, 40], q=[1, 1, 3, 2], dcp=2, workspace=128, block=16)
+        c0 = ns(request_slice=slice(0, 1), token_slice=slice(0, 3), is_continuation=False, seq_lens=[64],
+                starts=[0], cu_seq_lens=[0, 64], local_starts=[0], padded_local_seq_lens=[32],
+                padded_local_cu_seq_lens=[0, 32])
+        c1 = ns(request_slice=slice(0, 2), token_slice=slice(0, 5), is_continuation=True, seq_lens=[36, 40],
+                starts=[32, 0], cu_seq_lens=[0, 36, 76], local_starts=[32, 0], padded_local_seq_lens=[18, 20],
+                padded_local_cu_seq_lens=[0, 18, 38])
+        p = vllm.convert(req, ns(chunks=[c0, c1], empty_token_slices=[]), 128, [[50, 50], [20, 20]])
+        spans = [[(s["request"], s["start"], s["len"], s["local_start"]) for s in c["requests"]] for c in p["chunks"]]
+        # Global starts are the request's earlier pieces (vLLM keeps only local starts under DCP).
+        self.assertEqual(spans, [[(2, 0, 64, 0)], [(2, 64, 36, 32), (3, 0, 40, 0)]])
+        self.assertEqual([c["request_start"] for c in p["chunks"]], [2, 2])
+        self.assertEqual(p["chunks"][1]["padded_local_cu_seq_lens"], [0, 18, 38])
+        self.assertTrue(p["chunks"][1]["is_continuation"])
+        self.assertEqual((p["num_decodes"], p["prefills"]), (2, [2, 3]))
+
+    def test_no_metadata_is_a_plan_without_chunks(self):
+        p = vllm.convert(request(ctx=[0, 0], q=[2, 2]), None, 128, None)
+        self.assertEqual((p["chunks"], "empty_token_ranges" in p), ([], False))
+
+    def test_empty_slices_become_ranges(self):
+        c0 = ns(request_slice=slice(0, 1), token_slice=slice(0, 4), is_continuation=False, seq_lens=[64], starts=[0],
+                cu_seq_lens=[0, 64])
+        p = vllm.convert(request(ctx=[64, 0], q=[4, 4]), ns(chunks=[c0], empty_token_slices=[slice(4, 8)]), 128, None)
+        self.assertEqual(p["empty_token_ranges"], [[4, 8]])
+
+
+@unittest.skipUnless(HAVE_TORCH, "the SGLang adapter runs SGLang's torch code")
+class SglangConversion(unittest.TestCase):
+    """A stand-in of ForwardBatchDeepSeekMHAMixin with SGLang's field names (0220422f)."""
+
+    def test_rectangular_chunks_and_dcp_rows(self):
+        import torch
+        from chunkproof_adapters import sglang
+
+        class Mixin:
+            prefix_chunk_len = None
+
+            def get_max_chunk_capacity(self):
+                return 1 << 17
+
+            def prepare_chunked_prefix_cache_info(self, device):
+                self.prefix_chunk_len = self.get_max_chunk_capacity() // self.batch_size
+                n = -(-max(self.extend_prefix_lens_cpu) // self.prefix_chunk_len)
+                self.num_prefix_chunks = n
+                starts = torch.arange(n).unsqueeze(1).expand(-1, self.batch_size) * self.prefix_chunk_len
+                lens = (torch.min(self.extend_prefix_lens.unsqueeze(0), starts + self.prefix_chunk_len) - starts).clamp(min=0)
+                self.prefix_chunk_starts, self.prefix_chunk_seq_lens = starts, lens
+                self.prefix_chunk_cu_seq_lens = torch.cat([torch.zeros(n, 1, dtype=lens.dtype), lens.cumsum(1)], 1)
+
+        def dcp_lens(lens, size, rank, start):
+            first = start + torch.remainder(rank - start, size)
+            return torch.clamp((start + lens - first + size - 1) // size, min=0)
+
+        import sys
+        sys.modules.setdefault("sglang.srt.mem_cache.memory_pool", ns(MLATokenToKVPool=type("P", (), {})))
+        engine = sglang.Engine(torch, Mixin, dcp_lens, "stand-in")
+        p = sglang.plan(engine, request(ctx=[10, 3], q=[2, 2], workspace=8, dcp=2, block=1))
+        self.assertEqual([[(s["start"], s["len"]) for s in c["requests"]] for c in p["chunks"]],
+                         [[(0, 4), (0, 3)], [(4, 4), (4, 0)], [(8, 2), (8, 0)]])
+        self.assertEqual(p["chunks"][0]["requests"][1]["kept_per_rank"], [2, 1])
+        self.assertEqual(p["chunks"][0]["requests"][1]["padded_local_len"], 2)
+
+
+class Schema(unittest.TestCase):
+    def test_local_lens_deal_interleave_stripes_round_robin(self):
+        self.assertEqual(schema.dcp_local_seq_lens(65, 4, 1), [17, 16, 16, 16])
+        self.assertEqual(schema.dcp_local_seq_lens(10, 2, 4), [6, 4])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,149 @@
+// The external-planner protocol (live/): what `plan --json` writes reads back into the same Plan
+// (so the protocol's reader and the CLI's writer are one schema), every schema error names its
+// field, the diff names the field that differs, and the client turns a dead, silent or babbling
+// planner into an exchange kind without hanging.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "live/client.h"
+#include "live/live.h"
+#include "live/plan_read.h"
+#include "reference/mla/check.h"
+#include "tools/chunkproof/report.h"
+
+namespace cp::live {
+namespace {
+
+Json written(const Case& c) {
+  const Evaluation ev = evaluate(c);
+  const auto text = cli::plan_json(ev).dump();
+  return Json::parse(text);
+}
+
+TEST(PlanRead, WhatPlanJsonWritesReadsBackToTheSamePlan) {
+  int cases = 0;
+  for (const VersionInfo& vi : all_versions())
+    for (Platform p : {Platform::cuda, Platform::rocm})
+      for (std::uint64_t i = 0; i < 40; ++i) {
+        const Case c = mla::random_case(vi.version, p, 5, i);
+        Plan model;
+        try {
+          model = make_plan(c);
+        } catch (const CaseError&) {
+          continue;  // the generator's workspace is not one this version takes
+        }
+        if (model.crashed()) continue;
+        const Plan back = plan_from_json(written(c), c, model);
+        const PlanDiff d = diff_plans(model, back);
+        ASSERT_EQ(d.total, 0u) << print_case(c) << ": " << d.diffs.front().field << " ours " << d.diffs.front().ours
+                               << " read " << d.diffs.front().theirs;
+        ASSERT_EQ(back.asserts.size(), model.asserts.size()) << print_case(c);
+        ++cases;
+      }
+  EXPECT_GT(cases, 500);
+}
+
+TEST(PlanRead, OnlyThePlannersDecisionsAreRequired) {
+  const Case c = parse_case("version=v6-current workspace=128 block=64 dcp=4 ctx=65,96 q=3,3");
+  const Plan model = make_plan(c);
+  const Json j = Json::parse(R"({"schema":"chunkproof.plan/3","workspace":128,"chunks":[
+    {"request_start":0,"request_end":1,"token_start":0,"token_end":3,
+     "requests":[{"request":0,"start":0,"len":65,"local_start":0,"padded_local_len":17}]},
+    {"request_start":1,"request_end":2,"token_start":3,"token_end":6,
+     "requests":[{"request":1,"start":0,"len":96,"local_start":0,"padded_local_len":24}]}]})");
+  const Plan p = plan_from_json(j, c, model);
+  EXPECT_EQ(diff_plans(model, p).total, 0u);
+  EXPECT_EQ(p.chunks[0].entries[0].kept, (std::vector<std::int64_t>{17, 16, 16, 16}));  // the reorg formula
+}
+
+void expect_schema_error(const std::string& text, const std::string& path, const Case& c) {
+  try {
+    plan_from_json(Json::parse(text), c, make_plan(c));
+    ADD_FAILURE() << "accepted: " << text;
+  } catch (const SchemaError& e) {
+    EXPECT_EQ(e.path, path) << e.what();
+  }
+}
+
+TEST(PlanRead, SchemaErrorsNameTheField) {
+  const Case c = parse_case("version=v6-current workspace=128 block=16 ctx=65,96 q=3,3");
+  const std::string head = R"({"schema":"chunkproof.plan/3","workspace":128,)";
+  expect_schema_error(R"({"schema":"chunkproof.plan/3","chunks":[]})", "workspace", c);
+  expect_schema_error(head + R"("version":"v5-packed","chunks":[]})", "version", c);
+  expect_schema_error(head + R"("chunks":{}})", "chunks", c);
+  expect_schema_error(head + R"("chunks":[{"request_start":0,"request_end":1,"token_start":0,"token_end":3,
+    "requests":[{"request":7,"start":0,"len":65}]}]})",
+                      "chunks[0].requests[0].request", c);
+  expect_schema_error(head + R"("chunks":[{"request_start":0,"request_end":1,"token_start":0,"token_end":3,
+    "requests":[{"request":0,"start":0,"len":"65"}]}]})",
+                      "chunks[0].requests[0].len", c);
+  expect_schema_error(head + R"("chunks":[{"request_start":0,"request_end":1,"token_start":0,"token_end":3,
+    "requests":[{"request":0,"start":0,"len":1099511627776000}]}]})",
+                      "chunks[0].requests[0].len", c);
+  EXPECT_THROW(decode_reply("not json"), SchemaError);
+  EXPECT_THROW(decode_reply(R"({"schema":"chunkproof.plan/2"})"), SchemaError);
+  EXPECT_THROW(decode_reply(R"({"error":{"kind":"panic"}})"), SchemaError);
+}
+
+TEST(Diff, NamesTheFieldThatDiffers) {
+  const Case c = parse_case("version=v6-current workspace=64 block=16 ctx=100,30 q=3,3");
+  const Plan model = make_plan(c);
+  Plan other = model;
+  other.chunks[0].entries[0].len += 16;
+  const PlanDiff d = diff_plans(model, other);
+  ASSERT_GE(d.total, 1u);
+  EXPECT_EQ(d.diffs.front().field, "chunks[0].requests[0].len");
+  EXPECT_EQ(generic_field("chunks[3].requests[12].len"), "chunks[].requests[].len");
+}
+
+// A planner written in sh: every case gets `reply` (a printf format, newline added).
+PlannerOptions sh_planner(const std::string& body, double timeout = 5) {
+  return {.command = body, .timeout_s = timeout, .start_timeout_s = timeout};
+}
+
+TEST(Client, ErrorRecordsBecomeAssertsAndTheChildIsKept) {
+  ExternalPlanner p(sh_planner(
+      R"(while read -r l; do echo '{"error":{"kind":"assert","type":"AssertionError","message":"x > 0","location":"m.py:3 in f"}}'; done)"));
+  const Case c = parse_case("version=v6-current workspace=64 block=16 ctx=100 q=3");
+  const LiveResult r = run_live(p, c);
+  EXPECT_EQ(r.exchange.kind, Exchange::error);
+  ASSERT_TRUE(r.ev);
+  EXPECT_EQ(r.ev->outcome, Outcome::assert_fired);
+  EXPECT_EQ(r.signature, "live v6-current/cuda assert: x > 0");
+  run_live(p, c);
+  EXPECT_EQ(p.starts(), 1);
+}
+
+TEST(Client, DeadSilentAndBabblingPlannersAreRestartedNeverWaitedFor) {
+  const Case c = parse_case("version=v6-current workspace=64 block=16 ctx=100 q=3");
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    ExternalPlanner p(sh_planner("echo oops >&2; exit 3"));
+    const LiveResult r = run_live(p, c);
+    EXPECT_EQ(r.exchange.kind, Exchange::exited);
+    EXPECT_NE(r.exchange.message.find("exit 3"), std::string::npos) << r.exchange.message;
+    EXPECT_EQ(r.exchange.stderr_tail, "oops");
+    EXPECT_EQ(run_live(p, c).exchange.kind, Exchange::exited);
+    EXPECT_EQ(p.starts(), 2);
+  }
+  {
+    ExternalPlanner p(sh_planner("sleep 100", 0.3));
+    EXPECT_EQ(run_live(p, c).signature, "live v6-current/cuda protocol: timeout");
+  }
+  {
+    ExternalPlanner p(sh_planner("while read -r l; do echo hello; done"));
+    EXPECT_EQ(run_live(p, c).exchange.kind, Exchange::garbage);
+  }
+  {
+    ExternalPlanner p(sh_planner(R"(while read -r l; do echo '{"schema":"chunkproof.plan/3","chunks":[]}'; done)"));
+    const LiveResult r = run_live(p, c);
+    EXPECT_EQ(r.signature, "live v6-current/cuda protocol: schema workspace");
+    run_live(p, c);
+    EXPECT_EQ(p.starts(), 1);  // a schema error keeps the child
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+}
+
+}  // namespace
+}  // namespace cp::live
