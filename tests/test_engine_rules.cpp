@@ -60,6 +60,10 @@ TEST(EngineRules, AtomFixedGroupsPrefills) {
   for (const auto& ch : ev.plan.chunks) EXPECT_LE(ch.total_tokens(), 1024);
   // The fix's startup check: S < W*I is refused as input (exit 2), not planned.
   EXPECT_THROW(eval("version=atom-fixed platform=rocm workspace=4 block=16 dcp=8 ctx=100 q=4"), CaseError);
+  // A-1's config rule is a startup refusal on the fixed row, an init assert on ATOM's own rows.
+  EXPECT_THROW(eval("version=atom-fixed platform=rocm workspace=4096 block=16 interleave=2 ctx=100 q=4"), CaseError);
+  EXPECT_EQ(eval("version=atom-current platform=rocm workspace=4096 block=16 interleave=2 ctx=100 q=4").outcome,
+            Outcome::assert_fired);
 }
 
 // hold by construction on ATOM's planner: a plan broken by hand must fail them.

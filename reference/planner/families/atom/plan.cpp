@@ -151,17 +151,20 @@ void plan_atom(const Case& c, Plan& plan) {
 // v_ws of S rows each, shared by every layer and chunk.
 void atom_init(const Case& c, Plan& plan) {
   plan.workspace_rows = plan.workspace;
+  if (plan.version_info().atom.window == AtomWindow::grouped_interleave) {
+    // The fix's startup checks (docs/findings/atom.md): A-1's config rules and one virtual block
+    // per rank in S; the fixed row refuses a config that fails them before serving, as an input
+    // error (exit 2), where ATOM's own rows record its config asserts.
+    if (c.interleave > 1 && c.dcp == 1)
+      throw CaseError("interleave", "atom-fixed: cp_kv_cache_interleave_size > 1 requires decode context parallelism");
+    if (c.dcp > 1 && plan.workspace < c.dcp * c.interleave)
+      throw CaseError("workspace",
+                      "atom-fixed needs attn_prefill_chunk_size >= dcp_world_size * cp_kv_cache_interleave_size: S=" +
+                          std::to_string(plan.workspace) + " < W*I=" + std::to_string(c.dcp * c.interleave));
+  }
   if (c.interleave > c.block || c.block % c.interleave != 0)
     add_assert(plan, "init", "1 <= cp_kv_cache_interleave_size <= block_size, block_size % interleave == 0",
                [&] { return "I=" + std::to_string(c.interleave) + " B=" + std::to_string(c.block); });
-  if (plan.version_info().atom.window == AtomWindow::grouped_interleave && c.dcp > 1 &&
-      plan.workspace < c.dcp * c.interleave)
-    // The fix's startup check (docs/findings/atom.md): one virtual block per rank must fit S;
-    // a config that fails it is refused before serving, as an input error (exit 2).
-    throw CaseError("workspace",
-                    "atom-fixed needs attn_prefill_chunk_size >= dcp_world_size * "
-                    "cp_kv_cache_interleave_size: S=" +
-                        std::to_string(plan.workspace) + " < W*I=" + std::to_string(c.dcp * c.interleave));
   if (c.interleave > 1 && c.dcp == 1)
     add_assert(plan, "init", "cp_kv_cache_interleave_size > 1 requires decode context parallelism",
                [&] { return "I=" + std::to_string(c.interleave) + " W=1"; });
