@@ -131,6 +131,10 @@ void include_value(std::vector<std::int64_t>& axis, std::int64_t v) {
 }
 
 constexpr std::int64_t kMaxCellWork = std::int64_t{1} << 16;
+// A family without closed forms (FamilyInfo::interval_level false) walks tokens: a cell costs its
+// simulated rows. 2^20 keeps a map of such a family to seconds (tokenspeed-compact's four maps
+// took 59 s without it, most of it in a few cells of millions of rows).
+constexpr std::int64_t kMaxCellTokenRows = std::int64_t{1} << 20;
 
 // An external planner's cell: "ok" or its finding's signature without the "live v/p " prefix.
 void live_cell(live::ExternalPlanner& planner, const Case& c, MapCell& cell) {
@@ -157,6 +161,11 @@ MapCell evaluate_cell(const Case& c, live::ExternalPlanner* planner) {
   if (estimated_plan_work(c) > kMaxCellWork) {
     cell.category = "plan too large";
     cell.detail = "over 2^16 entries x W: not evaluated";
+    return cell;
+  }
+  if (!info(c.version).family->interval_level && simulated_rows(c) > kMaxCellTokenRows) {
+    cell.category = "plan too large";
+    cell.detail = "over 2^20 simulated rows (the family's checks walk tokens): not evaluated";
     return cell;
   }
   try {

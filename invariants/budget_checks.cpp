@@ -44,6 +44,12 @@ InvariantResult check_I4(const Batch&, const Plan& p) {
 
 InvariantResult check_I7(const Batch&, const Plan& p) {
   Sink s(InvariantId::I7_local_row_budget);
+  if (p.version_info().family->send_buffers_per_chunk)
+    return s.not_applicable([&] {
+      return "the " + std::string(p.version_info().family->name) +
+             " engine allocates each chunk's send and all-gather buffers from the plan (no S/W slice per rank): "
+             "the rows attention reads are I-4's";
+    });
   if (!p.built) return s.not_evaluated();
   const std::int64_t budget = p.workspace / p.dcp;
   for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)

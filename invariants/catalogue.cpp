@@ -103,6 +103,77 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = universal,
      .rule = "an empty span gives (0, -inf) to the final merge",
      .families = "floor-divide,packed"},
+    // ---- The other engines' own rules (other-engines.md; engine_checks.cpp), one family each ----
+    {.id = A3_atom_window_coverage,
+     .tag = "A-3",
+     .name = "A3_atom_window_coverage",
+     .summary = "under DCP each request's rows in a chunk are exactly the global span [lo*W, (lo+ch)*W) of its context",
+     .scope = family,
+     .rule = "ATOM's DCP windows (_build_mla_chunk_meta_dcp): the local window is the same global span on every rank",
+     .dcp_only = true,
+     .families = "atom"},
+    {.id = A4_atom_map_in_bounds,
+     .tag = "A-4",
+     .name = "A4_atom_map_in_bounds",
+     .summary = "real[i][r] <= plc[i] and the padded local rows lie in the request's allocated blocks",
+     .scope = family,
+     .rule = "ATOM's ag_row_indices / local_slot_ids address only their buffers",
+     .dcp_only = true,
+     .families = "atom"},
+    {.id = A7_atom_window_budget,
+     .tag = "A-7",
+     .name = "A7_atom_window_budget",
+     .summary = "under DCP n*W*ch <= S: the window cannot put more than S rows in a chunk",
+     .scope = family,
+     .rule = "ATOM's planner comment: the k/v tensors stay bounded by attn_prefill_chunk_size (A2 l.1365-1370)",
+     .dcp_only = true,
+     .families = "atom"},
+    {.id = G4_sglang_zero_kv_rows,
+     .tag = "G-4",
+     .name = "G4_sglang_zero_kv_rows",
+     .summary = "no chunk row with kv_len = 0 and q_len > 0 reaches the merge unguarded",
+     .scope = family,
+     .rule = "SGLang's chunked prefix cache: zero-KV rows need (0, -inf) before merge_state (#22291, #22688)",
+     .families = "sglang"},
+    {.id = G7_sglang_rank_counts,
+     .tag = "G-7",
+     .name = "G7_sglang_rank_counts",
+     .summary = "per request and chunk, rank r contributes exactly get_dcp_lens(L, W, r, s) rows it read for it",
+     .scope = family,
+     .rule = "SGLang's all_gather_kv_cache_for_dcp: the slice of the transposed all-gather",
+     .dcp_only = true,
+     .families = "sglang"},
+    {.id = G10_sglang_strided_premise,
+     .tag = "G-10",
+     .name = "G10_sglang_strided_premise",
+     .summary = "one-shot DCP: a request whose prefix is not a multiple of W starts at an offset that is",
+     .scope = family,
+     .rule = "SGLang's one-shot DCP prefix read (layers/dcp/planner.py): every W-th concatenated index from r",
+     .dcp_only = true,
+     .families = "sglang"},
+    {.id = T1_tokenspeed_counts,
+     .tag = "T-1",
+     .name = "T1_tokenspeed_counts",
+     .summary = "rank r sends count[r][i] rows, the positions of the span it owns, adding up to L",
+     .scope = family,
+     .rule = "TokenSpeed's build_dcp_compact_reconstruction_plan counts",
+     .dcp_only = true,
+     .families = "tokenspeed"},
+    {.id = T3_tokenspeed_first_owned,
+     .tag = "T-3",
+     .name = "T3_tokenspeed_first_owned",
+     .summary = "the index kernel's first owned position equals the host's s + (r - s) mod W",
+     .scope = family,
+     .rule = "TokenSpeed's index-building Triton kernel against its host plan (Triton's % truncates)",
+     .dcp_only = true,
+     .families = "tokenspeed"},
+    {.id = R1_trtllm_packed_loops,
+     .tag = "R-1",
+     .name = "R1_trtllm_packed_loops",
+     .summary = "packed loops: T rows each but the last, consecutive pieces, chunked_global_offset a running sum",
+     .scope = family,
+     .rule = "TensorRT-LLM's packed chunked-context planner (#7477)",
+     .families = "trtllm"},
 }};
 
 }  // namespace
@@ -120,7 +191,7 @@ bool parse_invariant(std::string_view s, InvariantId& out) {
   if (!s.empty() && s[0] == '-') s.remove_prefix(1);
   int n = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (ec != std::errc() || ptr != s.data() + s.size() || n < 1 || n > kNumInvariants) return false;
+  if (ec != std::errc() || ptr != s.data() + s.size() || n < 1 || n > kNumNumberedInvariants) return false;
   out = static_cast<InvariantId>(n - 1);
   return true;
 }
@@ -187,6 +258,15 @@ InvariantResult check(InvariantId id, const Batch& b, const Plan& p, Level level
     case I11_config_validity: return check_I11(b, p, level);
     case I12_merge_preconditions: return check_I12(b, p);
     case I13_context_prefix: return check_I13(b, p);
+    case A3_atom_window_coverage: return check_A3(b, p);
+    case A4_atom_map_in_bounds: return check_A4(b, p);
+    case A7_atom_window_budget: return check_A7(b, p);
+    case G4_sglang_zero_kv_rows: return check_G4(b, p);
+    case G7_sglang_rank_counts: return check_G7(b, p);
+    case G10_sglang_strided_premise: return check_G10(b, p);
+    case T1_tokenspeed_counts: return check_T1(b, p);
+    case T3_tokenspeed_first_owned: return check_T3(b, p);
+    case R1_trtllm_packed_loops: return check_R1(b, p);
   }
   return {};
 }

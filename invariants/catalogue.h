@@ -28,8 +28,21 @@ enum class InvariantId {
   I11_config_validity,
   I12_merge_preconditions,
   I13_context_prefix,
+  // The other engines' own rules (other-engines.md §1.5, §2.5, §3.2, §4.4), each a rule of one
+  // family (the row's .families): tags A-, G-, T-, R- as the spec numbers them.
+  A3_atom_window_coverage,
+  A4_atom_map_in_bounds,
+  A7_atom_window_budget,
+  G4_sglang_zero_kv_rows,
+  G7_sglang_rank_counts,
+  G10_sglang_strided_premise,
+  T1_tokenspeed_counts,
+  T3_tokenspeed_first_owned,
+  R1_trtllm_packed_loops,
 };
-inline constexpr int kNumInvariants = 13;
+inline constexpr int kNumInvariants = 22;
+// The I- rows (the vLLM spec's §6 numbering): parse_invariant's bare numbers name these.
+inline constexpr int kNumNumberedInvariants = 13;
 
 // Whose rule an invariant is (DESIGN §9). Universal: a property of every engine's plan value —
 // every context position of every request attended exactly once, each rank's rows within its
@@ -55,7 +68,7 @@ struct InvariantInfo {
 bool applies_to(const InvariantInfo& row, std::string_view family);
 std::span<const InvariantInfo> all_invariants();
 const InvariantInfo& info(InvariantId id);
-// Accepts "I-6", "I6", "6" or the full name.
+// Accepts "I-6", "I6", "6" (bare numbers: the I- rows), "A-7", or the full name.
 bool parse_invariant(std::string_view s, InvariantId& out);
 
 struct Violation {
@@ -118,7 +131,7 @@ Outcome outcome_of(const Case& c, const Plan& plan, bool any_violation);
 struct Evaluation {
   Case c;
   Plan plan;
-  std::vector<InvariantResult> results;  // all 13, catalogue order
+  std::vector<InvariantResult> results;  // all kNumInvariants, catalogue order
   Outcome outcome = Outcome::ok;
   bool violated(InvariantId id) const { return results[static_cast<std::size_t>(id)].verdict == Verdict::violated; }
   const AssertFailure* first_assert() const { return plan.asserts.empty() ? nullptr : &plan.asserts.front(); }

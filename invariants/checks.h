@@ -21,6 +21,16 @@ InvariantResult check_I10(const Batch&, const Plan&);
 InvariantResult check_I11(const Batch&, const Plan&, Level);
 InvariantResult check_I12(const Batch&, const Plan&);
 InvariantResult check_I13(const Batch&, const Plan&);
+// The other engines' rules (engine_checks.cpp).
+InvariantResult check_A3(const Batch&, const Plan&);
+InvariantResult check_A4(const Batch&, const Plan&);
+InvariantResult check_A7(const Batch&, const Plan&);
+InvariantResult check_G4(const Batch&, const Plan&);
+InvariantResult check_G7(const Batch&, const Plan&);
+InvariantResult check_G10(const Batch&, const Plan&);
+InvariantResult check_T1(const Batch&, const Plan&);
+InvariantResult check_T3(const Batch&, const Plan&);
+InvariantResult check_R1(const Batch&, const Plan&);
 
 // The strategy of a token-walking check (I-9, I-11) on one plan: walk tokens, or decide at
 // interval level. Level::automatic walks tokens up to 2^22 simulated rows and context tokens.

@@ -27,6 +27,16 @@ set(SMALL "version=v6-current platform=cuda workspace=256 block=16 dcp=2 interle
 cli_test(plan_mi300x_assert 1 "assert fired: max_context_chunk % dcp_world_size == 0 \\(M=21845" plan --case ${BUG})
 cli_test(plan_mi300x_v6_ok 0 "ok: every invariant holds" plan --case ${OK})
 cli_test(plan_json 1 "\"status\":\"assert\"" plan --json --case ${BUG})
+# Issue 24 item 3: where the MI300X batch broke and where it was fixed, one line per version.
+cli_test_z(plan_across_versions_fixed_in 1 "v1-dcp +assert[^\n]*\n.*v6-current +ok"
+           plan --across-versions --case "${MI300X}")
+# Issue 27: every engine on one batch (the registry's families and versions), one line each.
+cli_test(plan_across_engines_tokenspeed 1 "tokenspeed-compact +violation +I-9,T-3"
+         plan --across-engines --case "workspace=32768 block=64 dcp=4 ctx=20000,100,100 q=16,16,16")
+cli_test(plan_across_engines_refusal 1 "trtllm-current +refused +key 'dcp'"
+         plan --across-engines --case "workspace=32768 block=64 dcp=4 ctx=20000,100,100 q=16,16,16")
+cli_test(plan_across_engines_json 1 "\"schema\":\"chunkproof.across/1\".*\"version\":\"atom-fixed\""
+         plan --across-engines --json --case "platform=rocm workspace=128 block=16 dcp=2 ctx=100,100,100,100,100 q=4,4,4,4,4")
 cli_test(plan_unknown_key 2 "key 'colour'" plan --case "version=v6-current colour=red ${MI300X}")
 cli_test(plan_interleave_not_dividing 2 "key 'interleave'.*does not divide"
          plan --case "version=v6-current workspace=100 block=64 dcp=2 interleave=3 ctx=5 q=4")

@@ -31,10 +31,9 @@ TEST(SGLangFamily, RectangularSplitWithAZeroKvRow) {
   EXPECT_EQ(e[0].start, 65536);
   EXPECT_EQ(e[0].len, 4464);
   EXPECT_EQ(e[1].len, 0);
-  EXPECT_EQ(ev.outcome, Outcome::ok);
-  EXPECT_NE(std::find_if(ev.plan.notes.begin(), ev.plan.notes.end(),
-                         [](const std::string& n) { return n.find("#22688") != std::string::npos; }),
-            ev.plan.notes.end());
+  // Before #22688 that row reaches the merge unguarded: G-4 (test_engine_rules.cpp pins it).
+  EXPECT_EQ(ev.outcome, Outcome::violation);
+  EXPECT_EQ(result(ev, InvariantId::G4_sglang_zero_kv_rows).verdict, Verdict::violated);
 }
 
 // G-8: the padded send, transposed all-gather and slice [cu_pad*W + m, +L) give every request's

@@ -58,7 +58,8 @@ TEST(TokenSpeedFamily, TruncatingFirstOwnedDuplicatesAndDropsKeys) {
   EXPECT_EQ(result(ev, InvariantId::I9_reorg_exact).verdict, Verdict::violated);
   EXPECT_EQ(result(ev, InvariantId::I3_coverage).verdict, Verdict::ok);
   EXPECT_EQ(result(ev, InvariantId::I4_global_row_budget).verdict, Verdict::ok);
-  EXPECT_EQ(result(ev, InvariantId::I7_local_row_budget).verdict, Verdict::ok);
+  // TokenSpeed's all-gather buffer is allocated per chunk (no S/W slice per rank): I-7 is not its rule.
+  EXPECT_EQ(result(ev, InvariantId::I7_local_row_budget).verdict, Verdict::not_applicable);
   const auto n = receipts(ev, 0);
   EXPECT_EQ(n[10920], 2);
   EXPECT_EQ(n[10921], 2);

@@ -97,6 +97,7 @@ Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known
     return j;
   }
   if (estimated_plan_work(c) > max_fuzz_work()) return j;
+  if (!info(c.version).family->interval_level && simulated_rows(c) > kMaxFuzzTokenRows) return j;
   const bool expect_ok = cfg.expected_correct(c.version);
   if (expect_ok && !in_sizing_domain(c)) return j;  // an explicit S its own sizing never produces
   // Interval level: the verdicts and counts of the token-level checks (fuzz_interval_diff.cpp

@@ -42,6 +42,12 @@ struct Judgement {
 // (docs/fuzzing.md).
 inline constexpr std::int64_t kMaxFuzzWork = std::int64_t{1} << 10;
 std::int64_t max_fuzz_work();
+// For a family without closed forms (FamilyInfo::interval_level false: ATOM, SGLang, TokenSpeed,
+// TensorRT-LLM) the token-walking checks cost the rows they simulate (plan_cost.h:
+// simulated_rows), whatever the plan's size: a case above this bound is skipped as too slow.
+// Without it 1 case in 10 had millions of rows and the search ran at 11-19 executions a second
+// (tokenspeed-compact, session 6); the engines' bugs all have cases far below it.
+inline constexpr std::int64_t kMaxFuzzTokenRows = std::int64_t{1} << 17;
 
 // With `known` (the signatures a FindingSink already recorded), a finding of a known signature
 // comes back with only its kind and `known` set: the signature, case line, tags and detail are

@@ -157,6 +157,7 @@ bool applicable(Version v, InvariantId id, std::string* why) {
     if (why) *why = w;
     return false;
   };
+  if (!applies_to(cp::info(id), vi.family->name)) return no("a rule of another planner family");
   if (encoded_only_under_dcp(id) && !vi.supports_dcp) return no("no DCP in this version");
   if (id == I5_page_aligned_starts && vi.gather_without_dcp != GatherKind::page_rounding)
     return no("token-major / cp_gather kernel: arbitrary starts are exact");

@@ -32,6 +32,16 @@ struct FamilyInfo {
   // The invariants' interval level (catalogue.h: Level) decides this family's plans in closed
   // form (vLLM's ownership and local-length formulas); without it every walk is token level.
   bool interval_level = false;
+  // The engine's batch split: false (vLLM, ATOM, TensorRT-LLM as modelled): the leading requests
+  // with q <= 1 are decodes and not planned; true (SGLang, TokenSpeed): every request of the
+  // extend batch is planned and counted in bs (chunk_len = C // batch_size, G2; TokenSpeed's
+  // capacity // len(prefix_lens_cpu)), q = 1 included.
+  bool plans_every_request = false;
+  // Under DCP the engine allocates each chunk's send and all-gather buffers from the plan (ATOM's
+  // index_select + all_gather, SGLang's pad + all_gather, TokenSpeed's [W*P]): no fixed S/W slice
+  // per rank, so the local row budget I-7 is not this engine's rule (the rows attention reads are
+  // I-4's; ATOM's window promise A-7's).
+  bool send_buffers_per_chunk = false;
   // The Z3 prover encodes this family's steps (invariants/smt/); `prove` refuses the others by name.
   bool smt_encoded = false;
 };

@@ -236,10 +236,12 @@ void size_plan_workspace(const Case& c, Plan& plan) {
   vi.family->init(c, plan);
 }
 
-// Step 2: batch split. validate_case guarantees vLLM's order (decodes first, spec §2.1).
+// Step 2: batch split. validate_case guarantees vLLM's order (decodes first, spec §2.1). A
+// family that plans every request of the batch (SGLang's extend batch) has no decodes.
 void split_batch(const Case& c, Plan& plan) {
   std::size_t i = 0;
-  while (i < c.q.size() && c.q[i] <= 1) ++i;
+  const bool every = plan.version_info().family->plans_every_request;
+  while (!every && i < c.q.size() && c.q[i] <= 1) ++i;
   plan.num_decodes = static_cast<int>(i);
   if (i > 0)
     detail::add_note(

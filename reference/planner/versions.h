@@ -38,8 +38,10 @@ enum class Version {
   v6_current,
   atom_pre2113,
   atom_current,
+  atom_fixed,
   tokenspeed_pr1162,
   tokenspeed_compact,
+  tokenspeed_compact_fixed,
   sglang_pre22688,
   sglang_current,
   sglang_oneshot_dcp,
@@ -61,6 +63,7 @@ struct VersionInfo {
   bool expected_correct = false;    // campaigns expect no finding (fuzz --expect-correct's default)
   FloorDivideRules floor_divide{};  // read by the floor-divide family only
   PackedRules packed{};             // read by the packed family only
+  AtomRules atom{};                 // read by the atom family only
   TokenSpeedRules tokenspeed{};     // read by the tokenspeed family only
   SGLangRules sglang{};             // read by the sglang family only
   TrtllmRules trtllm{};             // read by the trtllm family only
@@ -176,6 +179,18 @@ inline constexpr std::array kVersions{
                 .sizing = SizingRule::atom_chunk_size,
                 .supports_dcp = true,
                 .supports_interleave = true},
+    VersionInfo{.version = Version::atom_fixed,
+                .name = "atom-fixed",
+                .summary = "proposed fix of ATOM's DCP window (A-B1): at most max(1, S // (W*I)) requests with "
+                           "context per group of chunks, window max(I, round_down(S // (g*W), I)), so every "
+                           "chunk holds <= S rows whenever S >= W*I (docs/findings/atom.md)",
+                .source = "atom-current's planner with the window rule of docs/findings/atom.md (not ATOM code)",
+                .family = &atom_family,
+                .sizing = SizingRule::atom_chunk_size,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .expected_correct = true,
+                .atom = {.window = AtomWindow::grouped_interleave}},
     VersionInfo{.version = Version::tokenspeed_pr1162,
                 .name = "tokenspeed-pr1162",
                 .summary = "TokenSpeed PR #1162's head (closed): chunk_len = C // bs; under DCP an owner mask "
@@ -197,6 +212,17 @@ inline constexpr std::array kVersions{
                 .sizing = SizingRule::tokenspeed_chunk_capacity,
                 .supports_dcp = true,
                 .tokenspeed = {.first_owned = KernelModulo::truncating}},
+    VersionInfo{.version = Version::tokenspeed_compact_fixed,
+                .name = "tokenspeed-compact-fixed",
+                .summary = "proposed fix of T-B1: the compact plan with the index kernel's first_owned = s + "
+                           "((r - s % W + W) % W), a non-negative operand, so Triton's % agrees with the host's "
+                           "floor (docs/findings/tokenspeed.md)",
+                .source = "tokenspeed-compact with the one-line kernel change of docs/findings/tokenspeed.md",
+                .family = &tokenspeed_family,
+                .sizing = SizingRule::tokenspeed_chunk_capacity,
+                .supports_dcp = true,
+                .expected_correct = true,
+                .tokenspeed = {.first_owned = KernelModulo::floor}},
     VersionInfo{.version = Version::sglang_pre22688,
                 .name = "sglang-pre22688",
                 .summary = "SGLang's chunked prefix cache before #22688: C = 128*1024, chunk_len = C // bs over "

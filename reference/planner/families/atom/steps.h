@@ -4,7 +4,22 @@
 // rank (_build_mla_chunk_meta_dcp). Templates over the number type, like every family's steps.
 #pragma once
 
+#include <cstdint>
+
 #include "reference/arith/ops.h"
+
+namespace cp {
+
+// How an ATOM version sizes the DCP window (versions.h: VersionInfo::atom).
+enum class AtomWindow : std::uint8_t {
+  block,               // ATOM's: every request with context in every chunk, ch = max(B, round_down(., B))
+  grouped_interleave,  // the proposed fix (docs/findings/atom.md): groups of g requests, ch a multiple of I
+};
+struct AtomRules {
+  AtomWindow window = AtomWindow::block;
+};
+
+}  // namespace cp
 
 namespace cp::steps {
 
@@ -22,6 +37,26 @@ N atom_window(const N& S, const N& n, const N& B, const N& W) {
   const N one = lit(S, 1);
   const N s = select(S > lit(S, 0), S, one);
   return max(B, round_down(floordiv(s, max(n * W, one)), B));
+}
+
+// The fix's group size: g = max(1, S' // (W*I)) requests with context share a chunk, so that a
+// window of I local rows per rank fits (g*W*I <= S whenever S >= W*I).
+template <class N>
+N atom_fixed_group(const N& S, const N& W, const N& I) {
+  const N one = lit(S, 1);
+  const N s = select(S > lit(S, 0), S, one);
+  return max(one, floordiv(s, W * I));
+}
+
+// The fix's window for a group of n requests with context: max(I, round_down(S' // (n*W), I)).
+// A multiple of I keeps the local window [lo, lo + ch) the global span [lo*W, (lo + ch)*W) on
+// every rank (A-3 needs I | ch, not B | ch: the slot of local row j is bt[j // B]*B + j % B
+// whatever the window), and n*W*ch <= S when n <= g.
+template <class N>
+N atom_fixed_window(const N& S, const N& n, const N& W, const N& I) {
+  const N one = lit(S, 1);
+  const N s = select(S > lit(S, 0), S, one);
+  return max(I, round_down(floordiv(s, max(n * W, one)), I));
 }
 
 // Rows of a length-`len` local range inside the window [lo, lo + ch): plc[i] (from pl_i) and

@@ -74,20 +74,6 @@ void check_strided_read(const Case& c, Plan& plan) {
   }
 }
 
-void note_zero_kv_rows(const Case& c, Plan& plan) {
-  if (plan.version_info().sglang.zero_kv_flag || plan.prefills.size() < 2) return;
-  for (std::size_t ci = 0; ci < plan.chunks.size(); ++ci)
-    for (const auto& e : plan.chunks[ci].entries)
-      if (e.len == 0 && c.q[static_cast<std::size_t>(e.request)] > 0) {
-        add_note(plan, [&] {
-          return "chunk " + std::to_string(ci) + ": request " + std::to_string(e.request) +
-                 " has kv_len = 0 with q_len > 0; before #22688 the trtllm_mla backend (Blackwell) mis-handled "
-                 "such rows (G-B1): the backend is not a case key, not modelled";
-        });
-        return;
-      }
-}
-
 void plan_sglang(const Case& c, Plan& plan) {
   const VersionInfo& vi = plan.version_info();
   Int total = 0;
@@ -105,7 +91,6 @@ void plan_sglang(const Case& c, Plan& plan) {
     if (chunk_len == 0) return;
     plan_rectangular(c, plan, chunk_len, sglang_dcp_rows);
   }
-  note_zero_kv_rows(c, plan);
   plan.local_chunk = plan.chunk_width;
   plan.built = true;
 }
@@ -196,5 +181,7 @@ const FamilyInfo sglang_family{
     .init = &detail::sglang_init,
     .plan = &detail::plan_sglang,
     .movement = &detail::sglang_chunk_movement,
+    .plans_every_request = true,     // chunk_len = C // self.batch_size over the extend batch (G2)
+    .send_buffers_per_chunk = true,  // all_gather_kv_cache_for_dcp pads and gathers into new tensors (G6)
 };
 }  // namespace cp

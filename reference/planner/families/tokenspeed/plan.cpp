@@ -86,5 +86,7 @@ const FamilyInfo tokenspeed_family{
     .init = &detail::tokenspeed_init,
     .plan = &detail::plan_tokenspeed,
     .movement = &detail::tokenspeed_chunk_movement,
+    .plans_every_request = true,     // chunk_len = capacity // len(prefix_lens_cpu), every extend (get_chunks_paged)
+    .send_buffers_per_chunk = true,  // torch.zeros(padded_local_tokens) and the all-gather per chunk (T1)
 };
 }  // namespace cp
