@@ -28,7 +28,7 @@ cli_test(plan_mi300x_assert 1 "assert fired: max_context_chunk % dcp_world_size 
 cli_test(plan_mi300x_v6_ok 0 "ok: every invariant holds" plan --case ${OK})
 cli_test(plan_json 1 "\"status\":\"assert\"" plan --json --case ${BUG})
 # Issue 24 item 3: where the MI300X batch broke and where it was fixed, one line per version.
-cli_test_z(plan_across_versions_fixed_in 1 "v1-dcp +assert[^\n]*\n.*v6-current +ok"
+cli_test_z(plan_across_versions_fixed_in 1 "v1-dcp +assert +I-6.*v6-current +ok"
            plan --across-versions --case "${MI300X}")
 # Issue 27: every engine on one batch (the registry's families and versions), one line each.
 cli_test(plan_across_engines_tokenspeed 1 "tokenspeed-compact +violation +I-9,T-3"
