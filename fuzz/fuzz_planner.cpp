@@ -59,7 +59,7 @@ State& state() {
 // CHUNKPROOF_FUZZ_CHECKS_COVERAGE): their loops run once per chunk entry and rank, so their
 // counters would reward larger plans, not new behaviour. Unused (a plain array) without libFuzzer.
 constexpr std::size_t kVersionSlots = 8, kGeometries = 4,
-                      kKinds = 24;  // 8 versions; kinds: ok, 4 stages, 13 invariants
+                      kKinds = 8 + kNumInvariants;  // 8 versions; kinds: ok, 4 stages (slots 1-7), the invariants
 __attribute__((section("__libfuzzer_extra_counters"), used))
 std::uint8_t g_verdict_features[kVersionSlots * 2 * kGeometries * kKinds];
 

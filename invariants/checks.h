@@ -21,6 +21,14 @@ InvariantResult check_I10(const Batch&, const Plan&);
 InvariantResult check_I11(const Batch&, const Plan&, Level);
 InvariantResult check_I12(const Batch&, const Plan&);
 InvariantResult check_I13(const Batch&, const Plan&);
+InvariantResult check_E2(const Batch&, const Plan&);
+InvariantResult check_E3(const Batch&, const Plan&);
+InvariantResult check_E4(const Batch&, const Plan&);
+InvariantResult check_E5(const Batch&, const Plan&);
+InvariantResult check_E6(const Batch&, const Plan&);
+InvariantResult check_D5(const Batch&, const Plan&);
+InvariantResult check_D7(const Batch&, const Plan&);
+InvariantResult check_Z1(const Batch&, const Plan&);
 
 // The strategy of a token-walking check (I-9, I-11) on one plan: walk tokens, or decide at
 // interval level. Level::automatic walks tokens up to 2^22 simulated rows and context tokens.

@@ -32,6 +32,11 @@ struct FamilyInfo {
   // The invariants' interval level (catalogue.h: Level) decides this family's plans in closed
   // form (vLLM's ownership and local-length formulas); without it every walk is token level.
   bool interval_level = false;
+  // The chunk entries are spans of each request's cached context [0, ctx) (false: of another
+  // extent, the sparse indexer's compressed K rows or the gathered prefill's whole sequence
+  // ctx + q). Checks that compare spans with the batch's context (InvariantInfo::reads_context)
+  // answer n/a on the other plans, and the numerics refuse them by name.
+  bool spans_are_context = true;
   // The Z3 prover encodes this family's steps (invariants/smt/); `prove` refuses the others by name.
   bool smt_encoded = false;
 };
