@@ -81,7 +81,8 @@ InvariantResult check_E5(const Batch& b, const Plan& p) {
   if (!p.built) return s.not_evaluated();
   std::int64_t total = 0;
   for (int r : p.prefills) total += b.q[static_cast<std::size_t>(r)];
-  std::vector<std::pair<std::int64_t, std::int64_t>> spans(p.empty_token_ranges);
+  thread_local std::vector<std::pair<std::int64_t, std::int64_t>> spans;  // reused: no allocation once warm
+  spans.assign(p.empty_token_ranges.begin(), p.empty_token_ranges.end());
   for (const auto& ch : p.chunks) spans.emplace_back(ch.token_start, ch.token_end);
   std::sort(spans.begin(), spans.end());
   std::int64_t next = 0;
@@ -107,7 +108,8 @@ InvariantResult check_E5(const Batch& b, const Plan& p) {
 InvariantResult check_E6(const Batch& b, const Plan& p) {
   Sink s(InvariantId::E6_indexer_key_ranges);
   if (!p.built) return s.not_evaluated();
-  std::vector<std::int64_t> qsl(b.size() + 1, 0);
+  thread_local std::vector<std::int64_t> qsl;  // reused: no allocation once warm
+  qsl.assign(b.size() + 1, 0);
   for (std::size_t i = 0; i < b.size(); ++i) qsl[i + 1] = qsl[i] + b.q[i];
   const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
   const Int rho = p.compress_ratio;

@@ -52,13 +52,19 @@ std::vector<IndexerSlice> split_indexer_prefill_chunks(std::span<const std::int6
 namespace cp::detail {
 namespace {
 
+// Tighter than make_plan's general limits: a real step has at most a few thousand sub-slices
+// (mnbt tokens over max_q = E // sum n >= 20 at the default 512 MiB and WS = 40 * mml), and a
+// million one-token sub-slices would cost the fuzzers more than every other family together.
+constexpr std::int64_t kMaxIndexerSubSlices = std::int64_t{1} << 16;
+constexpr std::int64_t kMaxIndexerEntries = std::int64_t{1} << 20;
+
 void refuse_oversize(const std::vector<IndexerSlice>& slices) {
   std::int64_t chunks = 0, entries = 0;
   for (const auto& s : slices) {
     const std::int64_t k = cdiv(Int(s.M), Int(s.max_q)).get();
     chunks += k;
     entries += k * static_cast<std::int64_t>(s.row_end - s.row_start);
-    if (chunks > kMaxChunks || entries > kMaxEntries)
+    if (chunks > kMaxIndexerSubSlices || entries > kMaxIndexerEntries)
       throw CaseError("max_logits_mb", "the plan would have over " + std::to_string(chunks) +
                                            " query sub-slices, over the simulation limit; raise max_logits_mb");
   }
