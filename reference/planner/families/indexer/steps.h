@@ -54,12 +54,6 @@ N indexer_max_q(const N& M, const N& Nn, const N& E) {
   if (Nn > lit(Nn, 0)) return max(floordiv(E, Nn), lit(Nn, 1));
   return M;
 }
-// Query token k of a row (seq, q): its K range ends floor((seq - q + 1 + k) / rho) rows past the
-// row's first K row (ke - ks; causal over the compressed sequence).
-template <class N>
-N indexer_key_len(const N& seq, const N& q, const N& k, const N& rho) {
-  return floordiv(seq - q + lit(seq, 1) + k, rho);
-}
 // The consumer's K buffer rows.
 template <class N>
 N indexer_consumer_rows(IndexerConsumer c, const N& WS, const N& rho) {
