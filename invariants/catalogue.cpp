@@ -33,7 +33,8 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .name = "I3_coverage",
      .summary = "each context is covered exactly once, in order, by the chunk spans",
      .scope = universal,
-     .rule = "every context position of every request attended exactly once (the spans)"},
+     .rule = "every context position of every request attended exactly once (the spans)",
+     .reads_context = true},
     {.id = I4_global_row_budget,
      .tag = "I-4",
      .name = "I4_global_row_budget",
@@ -68,13 +69,15 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .summary = "local context lengths come from ctx and padded local lengths cover each rank's share",
      .scope = family,
      .rule = "vLLM's DCP local lengths (padded per rank)",
-     .dcp_only = true},
+     .dcp_only = true,
+     .reads_context = true},
     {.id = I9_reorg_exact,
      .tag = "I-9",
      .name = "I9_reorg_exact",
      .summary = "token by token, each request receives exactly its own positions once (gather, all-gather, reorg)",
      .scope = universal,
-     .rule = "every context position of every request attended exactly once (the rows attention reads)"},
+     .rule = "every context position of every request attended exactly once (the rows attention reads)",
+     .reads_context = true},
     {.id = I10_gather_start_semantics,
      .tag = "I-10",
      .name = "I10_gather_start_semantics",
@@ -174,6 +177,64 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = family,
      .rule = "TensorRT-LLM's packed chunked-context planner (#7477)",
      .families = "trtllm"},
+    {.id = E2_indexer_logits_budget,
+     .tag = "E-2",
+     .name = "E2_indexer_logits_budget",
+     .summary = "per indexer chunk, query tokens x K rows <= E (whenever one row's K rows fit E)",
+     .scope = family,
+     .rule = "vLLM's sparse indexer logits budget VLLM_SPARSE_INDEXER_MAX_LOGITS_MB (#36178)",
+     .families = "sparse-indexer"},
+    {.id = E3_indexer_consumer_rows,
+     .tag = "E-3",
+     .name = "E3_indexer_consumer_rows",
+     .summary = "every indexer chunk's K rows fit the consumer's K buffer",
+     .scope = family,
+     .rule = "the indexer's consumer allocates at least the chunker's WS rows (#51252)",
+     .families = "sparse-indexer"},
+    {.id = E4_indexer_shared_gather,
+     .tag = "E-4",
+     .name = "E4_indexer_shared_gather",
+     .summary = "query sub-slices of one row slice are consecutive and share its one K gather",
+     .scope = family,
+     .rule = "skip_kv_gather reuses the K workspace of the slice's first sub-slice",
+     .families = "sparse-indexer"},
+    {.id = E5_indexer_token_cover,
+     .tag = "E-5",
+     .name = "E5_indexer_token_cover",
+     .summary = "the indexer's sub-slices cover the prefill tokens once, in order",
+     .scope = family,
+     .rule = "every prefill token gets its top-k from exactly one indexer chunk",
+     .families = "sparse-indexer"},
+    {.id = E6_indexer_key_ranges,
+     .tag = "E-6",
+     .name = "E6_indexer_key_ranges",
+     .summary = "a query token's K range ke - ks stays within its request's K rows and grows with the token",
+     .scope = family,
+     .rule = "the indexer's causal ks/ke over the compressed sequence",
+     .families = "sparse-indexer"},
+    {.id = D5_gathered_shard_cover,
+     .tag = "D-5",
+     .name = "D5_gathered_shard_cover",
+     .summary = "a region's rows per rank cover every rank's share of its extent",
+     .scope = family,
+     .rule = "FlashMLA sparse gathered prefill: rows per rank >= max_d local_len(e, d) (DB-2)",
+     .dcp_only = true,
+     .families = "sparse-gathered"},
+    {.id = D7_gathered_layout,
+     .tag = "D-7",
+     .name = "D7_gathered_layout",
+     .summary = "every top-k position resolves to the gathered row that holds it (owner*SR + ws + local)",
+     .scope = family,
+     .rule = "FlashMLA sparse gathered prefill: the rank-major remap of top-k positions",
+     .dcp_only = true,
+     .families = "sparse-gathered"},
+    {.id = Z1_profile_reservation,
+     .tag = "Z-1",
+     .name = "Z1_profile_reservation",
+     .summary = "the profile run reserves at least the rows the sparse builder up-projects",
+     .scope = family,
+     .rule = "vLLM's profile-run kv_b_proj reservation vs S_sparse (#57170)",
+     .families = "packed"},
 }};
 
 }  // namespace
@@ -192,6 +253,8 @@ bool parse_invariant(std::string_view s, InvariantId& out) {
   int n = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
   if (ec != std::errc() || ptr != s.data() + s.size() || n < 1 || n > kNumNumberedInvariants) return false;
+  if (ec != std::errc() || ptr != s.data() + s.size() || n < 1 || n > static_cast<int>(I13_context_prefix) + 1)
+    return false;  // numbers name the I- rows only
   out = static_cast<InvariantId>(n - 1);
   return true;
 }
@@ -244,6 +307,11 @@ InvariantResult check(InvariantId id, const Batch& b, const Plan& p, Level level
   if (!applies_to(info(id), p.version_info().family->name))
     return Sink(id).not_applicable("a rule of the " + std::string(info(id).families) + " families, not of " +
                                    std::string(p.version_info().family->name));
+  if (info(id).reads_context && !p.version_info().family->spans_are_context)
+    return Sink(id).not_applicable([&] {
+      return "reads the spans as context; the " + std::string(p.version_info().family->name) +
+             " family's spans are not (its own checks cover them)";
+    });
   switch (id) {
     case I1_workspace_div_dcp: return check_I1(b, p);
     case I2_nonempty_chunk_width: return check_I2(b, p);
@@ -267,6 +335,14 @@ InvariantResult check(InvariantId id, const Batch& b, const Plan& p, Level level
     case T1_tokenspeed_counts: return check_T1(b, p);
     case T3_tokenspeed_first_owned: return check_T3(b, p);
     case R1_trtllm_packed_loops: return check_R1(b, p);
+    case E2_indexer_logits_budget: return check_E2(b, p);
+    case E3_indexer_consumer_rows: return check_E3(b, p);
+    case E4_indexer_shared_gather: return check_E4(b, p);
+    case E5_indexer_token_cover: return check_E5(b, p);
+    case E6_indexer_key_ranges: return check_E6(b, p);
+    case D5_gathered_shard_cover: return check_D5(b, p);
+    case D7_gathered_layout: return check_D7(b, p);
+    case Z1_profile_reservation: return check_Z1(b, p);
   }
   return {};
 }

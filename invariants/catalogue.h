@@ -39,8 +39,18 @@ enum class InvariantId {
   T1_tokenspeed_counts,
   T3_tokenspeed_first_owned,
   R1_trtllm_packed_loops,
+  // vllm-pcp-and-sparse.md: the sparse indexer chunker (E-, §5.4; E-1 is I-4 on its plans), the
+  // gathered prefill (D-, §4.5; D-6 is I-7 on its plans) and the sparse builder's sizing (Z-, §5.7).
+  E2_indexer_logits_budget,
+  E3_indexer_consumer_rows,
+  E4_indexer_shared_gather,
+  E5_indexer_token_cover,
+  E6_indexer_key_ranges,
+  D5_gathered_shard_cover,
+  D7_gathered_layout,
+  Z1_profile_reservation,
 };
-inline constexpr int kNumInvariants = 22;
+inline constexpr int kNumInvariants = 30;
 // The I- rows (the vLLM spec's §6 numbering): parse_invariant's bare numbers name these.
 inline constexpr int kNumNumberedInvariants = 13;
 
@@ -64,6 +74,9 @@ struct InvariantInfo {
   // The planner families (FamilyInfo::name, comma-separated) whose rule it is; empty: every
   // family. On a plan of another family check() answers n/a, saying whose rule it is.
   std::string_view families;
+  // The check compares the chunk spans with the batch's context lengths: n/a on a plan whose
+  // family's spans are not context (FamilyInfo::spans_are_context = false).
+  bool reads_context = false;
 };
 bool applies_to(const InvariantInfo& row, std::string_view family);
 std::span<const InvariantInfo> all_invariants();

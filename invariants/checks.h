@@ -31,6 +31,15 @@ InvariantResult check_G10(const Batch&, const Plan&);
 InvariantResult check_T1(const Batch&, const Plan&);
 InvariantResult check_T3(const Batch&, const Plan&);
 InvariantResult check_R1(const Batch&, const Plan&);
+// vLLM main's sparse families (sparse_checks.cpp).
+InvariantResult check_E2(const Batch&, const Plan&);
+InvariantResult check_E3(const Batch&, const Plan&);
+InvariantResult check_E4(const Batch&, const Plan&);
+InvariantResult check_E5(const Batch&, const Plan&);
+InvariantResult check_E6(const Batch&, const Plan&);
+InvariantResult check_D5(const Batch&, const Plan&);
+InvariantResult check_D7(const Batch&, const Plan&);
+InvariantResult check_Z1(const Batch&, const Plan&);
 
 // The strategy of a token-walking check (I-9, I-11) on one plan: walk tokens, or decide at
 // interval level. Level::automatic walks tokens up to 2^22 simulated rows and context tokens.

@@ -114,6 +114,8 @@ constexpr std::array<std::int64_t, 10> kWorkspace{65536, 32768, 131072, 1024, 25
 constexpr std::array<std::int64_t, 14> kCtx{1000, 0,    100,   500,   300,   64,    1,
                                             3000, 2048, 30000, 20000, 50000, 70000, 12000};
 constexpr std::array<std::int64_t, 8> kQ{4, 16, 8, 1, 2, 32, 3, 64};
+constexpr std::array<std::int64_t, 4> kCompressRatio{4, 1, 128, 2};
+constexpr std::array<std::int64_t, 4> kLogitsMb{512, 256, 1, 64};
 
 template <class IO>
 void schema(IO& io, Case& c, const Selection& sel) {
@@ -143,6 +145,16 @@ void schema(IO& io, Case& c, const Selection& sel) {
   std::int64_t il = pick(io, c.interleave, kInterleave, 1, L::max_block);
   if (il > c.block || c.block % il != 0) il = std::gcd(il, c.block);  // I-11: I divides B
   c.interleave = info_v.supports_interleave ? il : 1;
+
+  // The sparse indexer's keys (its other versions take the defaults): rho from DeepSeek V4's
+  // ratios, the logits budget from the default (512, unset) and smaller ones.
+  key(io, "compress_ratio");
+  const std::int64_t rho = pick(io, c.compress_ratio, kCompressRatio, 1, 1024);
+  c.compress_ratio = info_v.family == &indexer_family && info_v.indexer.compresses ? rho : 1;
+  key(io, "max_logits_mb");
+  const std::int64_t mb = pick(io, c.max_logits_mb.value_or(kIndexerDefaultLogitsMb), kLogitsMb, 1, 1 << 20);
+  c.max_logits_mb.reset();
+  if (info_v.family == &indexer_family && mb != kIndexerDefaultLogitsMb) c.max_logits_mb = mb;
 
   key(io, "workspace");
   std::int64_t mode = c.workspace ? 2 : 0;

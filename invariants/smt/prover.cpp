@@ -180,6 +180,15 @@ bool encoded(Version v, InvariantId id, std::string* why) {
     case I11_config_validity: return no("a rule of the case format (interleave | block), enforced on input");
     case I12_merge_preconditions: return no("about merge kernels' NaN rules and batch order, not planner arithmetic");
     case I13_context_prefix: return no("about batch order (context-free prefills first), not planner arithmetic");
+    case E2_indexer_logits_budget:
+    case E3_indexer_consumer_rows:
+    case E4_indexer_shared_gather:
+    case E5_indexer_token_cover:
+    case E6_indexer_key_ranges:
+    case D5_gathered_shard_cover:
+    case D7_gathered_layout:
+    case Z1_profile_reservation:
+      return no("a check of vLLM's sparse-MLA planners, not encoded for Z3 (`check` decides it)");
     default: break;
   }
   if (info(v).is_packed() && id == I5_page_aligned_starts) return no("n/a");

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "kernels/collective.h"
@@ -341,6 +343,9 @@ std::int64_t workspace(State& s, const ChunkRef& cr) {
   const Chunk& ch = *cr.ch;
   const std::int64_t rows = ch.total_tokens();
   ensure(s.ws, at_least_1(rows) * s.R);
+  if (!s.plan.version_info().family->spans_are_context)
+    throw std::invalid_argument("the GPU pipeline attends context spans; the " +
+                                std::string(s.plan.version_info().family->name) + " family's spans are not context");
   const ChunkMovement mv = chunk_movement(s.plan, ch);  // the one description of the data path
   require_vllm_shaped(mv, "the GPU pipeline");
   std::vector<GatherEntry> es;

@@ -108,6 +108,8 @@ const std::vector<CaseKey>& case_keys() {
       {"block", "KV page size B, required"},
       {"dcp", "decode-context-parallel world size W (default 1)"},
       {"interleave", "DCP interleave I, must divide block (default 1)"},
+      {"compress_ratio", "sparse indexer only: the indexer's compress ratio rho (DeepSeek V4: 4; default 1)"},
+      {"max_logits_mb", "sparse indexer only: VLLM_SPARSE_INDEXER_MAX_LOGITS_MB, the logits budget (default 512)"},
       {"ctx", "comma-separated context lengths, one per request (V*N: N requests of V), required"},
       {"q", "comma-separated new-token counts, one per request (V*N repeats), required"},
       {"asserts", "on | off: off models python -O (asserts stripped; default on)"},
@@ -163,6 +165,16 @@ void validate_case(const Case& c) {
     throw CaseError("dcp", std::string(vi.name) + " has no DCP support: dcp must be 1");
   if (!vi.supports_interleave && c.interleave != 1)
     throw CaseError("interleave", std::string(vi.name) + " predates interleave: interleave must be 1");
+  check_range("compress_ratio", c.compress_ratio, 1, CaseLimits::max_block);
+  if (c.max_logits_mb) check_range("max_logits_mb", *c.max_logits_mb, 1, std::int64_t{1} << 20);
+  if (vi.family != &indexer_family) {
+    if (c.compress_ratio != 1)
+      throw CaseError("compress_ratio",
+                      "a key of the sparse-indexer family (indexer-dsv4), not of " + std::string(vi.name));
+    if (c.max_logits_mb)
+      throw CaseError("max_logits_mb", "a key of the sparse-indexer family (indexer-dsv32, indexer-dsv4), not of " +
+                                           std::string(vi.name));
+  }
   if (c.ctx.empty()) throw CaseError("ctx", "missing");
   if (c.q.empty()) throw CaseError("q", "missing");
   if (c.ctx.size() != c.q.size())
@@ -254,6 +266,8 @@ Case parse_case(std::string_view line) {
   c.block = parse_int("block", *b);
   if (auto s = take("dcp")) c.dcp = parse_int("dcp", *s);
   if (auto s = take("interleave")) c.interleave = parse_int("interleave", *s);
+  if (auto s = take("compress_ratio")) c.compress_ratio = parse_int("compress_ratio", *s);
+  if (auto s = take("max_logits_mb")) c.max_logits_mb = parse_int("max_logits_mb", *s);
   if (auto s = take("ctx")) c.ctx = parse_list("ctx", *s);
   if (auto s = take("q")) c.q = parse_list("q", *s);
   if (auto s = take("asserts")) {
@@ -294,7 +308,10 @@ std::string print_case(const Case& c) {
   if (c.max_model_len) s += " max_model_len=" + std::to_string(*c.max_model_len);
   if (c.max_num_seqs) s += " max_num_seqs=" + std::to_string(*c.max_num_seqs);
   s += " block=" + std::to_string(c.block) + " dcp=" + std::to_string(c.dcp) +
-       " interleave=" + std::to_string(c.interleave) + " ctx=" + join(c.ctx) + " q=" + join(c.q);
+       " interleave=" + std::to_string(c.interleave);
+  if (c.compress_ratio != 1) s += " compress_ratio=" + std::to_string(c.compress_ratio);
+  if (c.max_logits_mb) s += " max_logits_mb=" + std::to_string(*c.max_logits_mb);
+  s += " ctx=" + join(c.ctx) + " q=" + join(c.q);
   if (!c.asserts) s += " asserts=off";
   const MlaDims preset = *dims_preset(c.dims.preset);
   if (c.dims.preset != "small") s += " dims=" + c.dims.preset;

@@ -61,6 +61,11 @@ struct Case {
   std::int64_t block = 16;
   std::int64_t dcp = 1;
   std::int64_t interleave = 1;
+  // The sparse indexer family only (vllm-pcp-and-sparse.md §5): the indexer's compress ratio rho
+  // (kv_cache_spec.compress_ratio: 1 for DeepSeek V3.2, 4 for V4) and its logits budget
+  // VLLM_SPARSE_INDEXER_MAX_LOGITS_MB (unset: 512 MiB, #36178).
+  std::int64_t compress_ratio = 1;
+  std::optional<std::int64_t> max_logits_mb;
   std::vector<std::int64_t> ctx;
   std::vector<std::int64_t> q;
   bool asserts = true;  // false models `python -O`: asserts stripped, corruption is silent

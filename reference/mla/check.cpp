@@ -69,6 +69,11 @@ void reorg(const Inputs& in, const ChunkMovement& m, const std::vector<Row>& G, 
 // collective and reorg under DCP; without DCP, the version's gather kernel.
 std::vector<Row> build_workspace(const Inputs& in, const Plan& p, const Chunk& ch, std::size_t ci) {
   const int R = in.s.row();
+  if (!p.version_info().family->spans_are_context)
+    throw std::invalid_argument("the CPU numerics attend context spans; the " +
+                                std::string(p.version_info().family->name) +
+                                " family's spans are not context (FamilyInfo::spans_are_context): checked by the "
+                                "invariants, not run by the numerics");
   const ChunkMovement m = chunk_movement(p, ch);
   require_vllm_shaped(m, "the CPU numerics");
   std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));

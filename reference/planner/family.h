@@ -42,6 +42,11 @@ struct FamilyInfo {
   // per rank, so the local row budget I-7 is not this engine's rule (the rows attention reads are
   // I-4's; ATOM's window promise A-7's).
   bool send_buffers_per_chunk = false;
+  // The chunk entries are spans of each request's cached context [0, ctx) (false: of another
+  // extent, the sparse indexer's compressed K rows or the gathered prefill's whole sequence
+  // ctx + q). Checks that compare spans with the batch's context (InvariantInfo::reads_context)
+  // answer n/a on the other plans, and the numerics refuse them by name.
+  bool spans_are_context = true;
   // The Z3 prover encodes this family's steps (invariants/smt/); `prove` refuses the others by name.
   bool smt_encoded = false;
 };

@@ -76,10 +76,13 @@ struct Plan {
   std::vector<int> prefills;        // case request indices that are prefills
   int num_with_context = 0;         // n
   bool packed = false;
-  std::int64_t chunk_width = 0;  // old: M; packed: Mmax
-  std::int64_t align = 1;        // old: what M was rounded to; packed: split alignment
-  std::int64_t local_chunk = 0;  // old DCP: PL (v1: M / W)
-  std::int64_t row_budget = 0;   // packed: S / W (S without DCP)
+  std::int64_t chunk_width = 0;     // old: M; packed: Mmax
+  std::int64_t align = 1;           // old: what M was rounded to; packed: split alignment
+  std::int64_t local_chunk = 0;     // old DCP: PL (v1: M / W)
+  std::int64_t row_budget = 0;      // packed: S / W (S without DCP)
+  std::int64_t logits_budget = 0;   // sparse indexer: E = max_logits_bytes / 4 fp32 logits per chunk
+  std::int64_t compress_ratio = 1;  // sparse indexer: rho, n = floor(seq / rho) K rows per request
+  std::int64_t profile_rows = 0;    // sparse builder (v6-sparse): the profile run's kv_b_proj reservation
   GatherKind gather = GatherKind::token_major;
   bool built = false;                                // false: the planner could not produce chunks (M == 0, ...)
   std::vector<std::vector<std::int64_t>> local_ctx;  // [request][rank], DCP only

@@ -228,6 +228,11 @@ void size_plan_workspace(const Case& c, Plan& plan) {
     const Int S = steps::workspace_size(vi.sizing, Int(*c.max_model_len), mns, B, W, Int(c.interleave));
     plan.workspace = S.get();
     plan.sized_from_engine = true;
+    // #57170: MLAAttention sizes the profile run's kv_b_proj dummy with the dense formula whatever
+    // the backend; the sparse builder then up-projects S_sparse rows (Z-1).
+    if (vi.sizing == SizingRule::sparse_mla)
+      plan.profile_rows =
+          steps::workspace_size(SizingRule::packed_v6, Int(*c.max_model_len), mns, B, W, Int(c.interleave)).get();
     if (vi.sizing == SizingRule::v0_128k && !steps::v0_init_assert_holds(S, mns, B))
       detail::add_assert(plan, "init", "chunked_prefill_workspace_size >= max_num_seqs * block_size", [&] {
         return "S=" + std::to_string(plan.workspace) + " mns*B=" + std::to_string((mns * B).get());
@@ -277,7 +282,7 @@ void make_plan_into(const Case& c, Plan& plan) {
   split_batch(c, plan);
 
   // 3. No chunked-context metadata at all when no prefill has context.
-  if (plan.num_with_context == 0) {
+  if (plan.num_with_context == 0 && vi.family->spans_are_context) {
     plan.built = true;
     detail::add_note(plan, "no prefill has context: no chunked-context plan");
     return;

@@ -24,6 +24,9 @@ enum class SizingRule {
   tokenspeed_chunk_capacity,  // TokenSpeed: C = chunked_prefill_size * mla_chunk_multiplier (8192 * 4)
   sglang_kv_chunk_capacity,   // SGLang: SGLANG_MAX_KV_CHUNK_CAPACITY (131072; G1 hard-codes 128 * 1024)
   trtllm_kv_buffer,           // TensorRT-LLM: BBS * max_num_tokens = 4 * 8192 context K/V workspace rows
+  sparse_mla,                 // vLLM sparse builder (Q11): max(min(max(8*mml, 4*mns*B), 65536, mns*topk), mns*B)
+  indexer_workspace,          // vLLM sparse indexer (#36178): WS = 40 * mml K rows
+  gathered_prefill,           // vLLM FlashMLA sparse PCP x DCP (#56157): max_gathered_rows = 5 * mml
 };
 inline constexpr std::array kSizingRules{SizingRule::v0_128k,
                                          SizingRule::legacy,
@@ -33,7 +36,10 @@ inline constexpr std::array kSizingRules{SizingRule::v0_128k,
                                          SizingRule::atom_chunk_size,
                                          SizingRule::tokenspeed_chunk_capacity,
                                          SizingRule::sglang_kv_chunk_capacity,
-                                         SizingRule::trtllm_kv_buffer};
+                                         SizingRule::trtllm_kv_buffer,
+                                         SizingRule::sparse_mla,
+                                         SizingRule::indexer_workspace,
+                                         SizingRule::gathered_prefill};
 constexpr std::string_view name(SizingRule r) {
   switch (r) {
     case SizingRule::v0_128k: return "v0_128k";
@@ -45,6 +51,9 @@ constexpr std::string_view name(SizingRule r) {
     case SizingRule::tokenspeed_chunk_capacity: return "tokenspeed_chunk_capacity";
     case SizingRule::sglang_kv_chunk_capacity: return "sglang_kv_chunk_capacity";
     case SizingRule::trtllm_kv_buffer: return "trtllm_kv_buffer";
+    case SizingRule::sparse_mla: return "sparse_mla";
+    case SizingRule::indexer_workspace: return "indexer_workspace";
+    case SizingRule::gathered_prefill: return "gathered_prefill";
   }
   return "?";
 }
@@ -59,6 +68,13 @@ inline constexpr std::int64_t kSGLangDefaultCapacity = 131072;
 // TensorRT-LLM's context K/V workspace: chunked_prefill_buffer_batch_size (4, R3) x max_num_tokens
 // (default 8192; chunk_size = max_num_tokens, R6) rows, R5's floor; `workspace=` sets it.
 inline constexpr std::int64_t kTrtllmDefaultKvBuffer = 4 * 8192;
+// DeepSeek V3.2's index_topk (config.json), which the sparse builder's S_sparse reads (Q11).
+inline constexpr std::int64_t kSparseIndexTopk = 2048;
+// The sparse indexer's K workspace: 40 * mml rows, "40 = (576 * 2 // 132) * 5" (#36178: 132-byte
+// entries inside FlashMLA's 5 * mml x 1152 B workspace).
+inline constexpr std::int64_t kIndexerWorkspaceMult = 40;
+// FlashMLA sparse's gathered prefill workspace: max_gathered_rows = 5 * mml (#56157).
+inline constexpr std::int64_t kGatheredWorkspaceMult = 5;
 
 namespace steps {
 
@@ -82,6 +98,13 @@ Sizing<N> workspace_sizing(SizingRule r, const N& mml, const N& mns, const N& B,
     case SizingRule::tokenspeed_chunk_capacity: return {lit(mml, kTokenSpeedDefaultCapacity), std::nullopt};
     case SizingRule::sglang_kv_chunk_capacity: return {lit(mml, kSGLangDefaultCapacity), std::nullopt};
     case SizingRule::trtllm_kv_buffer: return {lit(mml, kTrtllmDefaultKvBuffer), std::nullopt};
+    case SizingRule::sparse_mla:
+      return {max(min(min(max(lit(mml, 8) * mml, lit(mml, 4) * mns * B), lit(mml, 65536)),
+                      mns * lit(mml, kSparseIndexTopk)),
+                  mns * B),
+              std::nullopt};
+    case SizingRule::indexer_workspace: return {lit(mml, kIndexerWorkspaceMult) * mml, std::nullopt};
+    case SizingRule::gathered_prefill: return {lit(mml, kGatheredWorkspaceMult) * mml, std::nullopt};
   }
   throw std::logic_error("unknown sizing rule");
 }

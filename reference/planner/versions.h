@@ -18,6 +18,8 @@
 
 #include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
+#include "reference/planner/families/gathered/family.h"
+#include "reference/planner/families/indexer/family.h"
 #include "reference/planner/families/packed/family.h"
 #include "reference/planner/families/sglang/family.h"
 #include "reference/planner/families/tokenspeed/family.h"
@@ -48,6 +50,11 @@ enum class Version {
   trtllm_pre7477,
   trtllm_current,
   trtllm_sm90_pre19269,
+  v6_sparse,
+  indexer_dsv32,
+  indexer_dsv4,
+  gathered_pr56157,
+  gathered_vblock,
 };
 
 struct VersionInfo {
@@ -67,6 +74,8 @@ struct VersionInfo {
   TokenSpeedRules tokenspeed{};     // read by the tokenspeed family only
   SGLangRules sglang{};             // read by the sglang family only
   TrtllmRules trtllm{};             // read by the trtllm family only
+  IndexerRules indexer{};           // read by the sparse-indexer family only
+  GatheredRules gathered{};         // read by the sparse-gathered family only
 
   bool is_packed() const { return family == &packed_family; }
 };
@@ -280,6 +289,57 @@ inline constexpr std::array kVersions{
                 .family = &trtllm_family,
                 .sizing = SizingRule::trtllm_kv_buffer,
                 .trtllm = {.split = TrtllmSplit::none}},
+    VersionInfo{.version = Version::v6_sparse,
+                .name = "v6-sparse",
+                .summary =
+                    "vLLM's sparse MLA builder (DeepSeek V3.2) on its dense-MHA short-prefill path: v6-current's "
+                    "planner over S_sparse = max(min(max(8*mml, 4*mns*B), 65536, mns*topk), mns*B), topk 2048, "
+                    "no lcm(B, I*W) rounding; under DCP the init assert S_sparse % W == 0 (Z-2); the profile run "
+                    "reserves the dense size (Z-1, #57170)",
+                .source = "vllm-project/vllm 002ed43a sparse_mla_attention.py (Q11); #57170 (PR text)",
+                .family = &packed_family,
+                .sizing = SizingRule::sparse_mla,
+                .supports_dcp = true,
+                .supports_interleave = true},
+    VersionInfo{.version = Version::indexer_dsv32,
+                .name = "indexer-dsv32",
+                .summary = "vLLM's sparse indexer prefill chunker (#36178) for DeepSeek V3.2: row slices within WS = "
+                           "40*mml K rows and E = max_logits_bytes/4 logits, query sub-slices sharing one K gather; "
+                           "the consumer's K buffer is WS rows (rho = 1)",
+                .source = "vLLM indexer.py split_indexer_prefill_chunks (code-index 51768060791, Q10); #36178",
+                .family = &indexer_family,
+                .sizing = SizingRule::indexer_workspace,
+                .indexer = {.consumer = IndexerConsumer::workspace, .compresses = false}},
+    VersionInfo{.version = Version::indexer_dsv4,
+                .name = "indexer-dsv4",
+                .summary = "the same chunker for DeepSeek V4 (compress_ratio rho): it admits up to WS = 40*mml "
+                           "compressed K rows, the V4 consumer allocates floor(WS/rho) (#51252, open: rows past the "
+                           "buffer stay uninitialised, wrong top-k, no crash)",
+                .source = "vLLM indexer.py (Q10) with vllm/models/deepseek_v4/attention.py as #51252's text quotes it",
+                .family = &indexer_family,
+                .sizing = SizingRule::indexer_workspace,
+                .indexer = {.consumer = IndexerConsumer::divided_by_ratio, .compresses = true}},
+    VersionInfo{.version = Version::gathered_pr56157,
+                .name = "gathered-pr56157",
+                .summary = "FlashMLA sparse PCP x DCP gathered prefill (#56157): regions of extent e = N + q, "
+                           "cdiv(e, W) rows per rank (exact for I = 1 only: DB-2), chunks within floor(5*mml/W) shard "
+                           "rows, rank-major all-gather, top-k rows owner*SR + ws + local",
+                .source = "vLLM flashmla_sparse.py plan_gathered_prefill (code-index 66430773948, Q9); #56157",
+                .family = &gathered_family,
+                .sizing = SizingRule::gathered_prefill,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .gathered = {.rows_per_rank = GatheredRowsPerRank::cdiv_e_w}},
+    VersionInfo{.version = Version::gathered_vblock,
+                .name = "gathered-vblock",
+                .summary = "gathered-pr56157 with cdiv(e, I*W)*I rows per rank, the busiest rank's rows for every "
+                           "interleave (the rule DB-2 asks for; whether merged vLLM has it is not verified)",
+                .source = "vllm-pcp-and-sparse.md §4.6 DB-2 on Q9 (a proposal, as pr41229 is)",
+                .family = &gathered_family,
+                .sizing = SizingRule::gathered_prefill,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .gathered = {.rows_per_rank = GatheredRowsPerRank::cdiv_e_v_times_i}},
 };
 // That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
 // take a comparison of an extern object's address with nullptr as a constant under ASan.

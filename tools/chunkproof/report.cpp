@@ -79,7 +79,10 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
   os << "batch     " << p.prefills.size() << " prefill(s), " << p.num_with_context << " with context, "
      << p.num_decodes << " decode(s)\n";
   for (const auto& n : p.notes) os << "note      " << n << "\n";
-  if (p.packed)
+  const FamilyInfo& fam = *p.version_info().family;
+  if (&fam != &packed_family && &fam != &floor_divide_family)
+    os << "planner   " << fam.name << ": " << fam.summary << "\n";
+  else if (p.packed)
     os << "planner   packed: align=" << p.align << ", Mmax=" << p.chunk_width << ", row budget=" << p.row_budget
        << (dcp ? " local rows/rank" : " rows") << "\n";
   else

@@ -7,6 +7,8 @@
 
 #include "reference/planner/families/atom/family.h"
 #include "reference/planner/families/floor_divide/family.h"
+#include "reference/planner/families/gathered/family.h"
+#include "reference/planner/families/indexer/family.h"
 #include "reference/planner/families/packed/family.h"
 #include "reference/planner/families/sglang/family.h"
 #include "reference/planner/families/tokenspeed/family.h"
@@ -14,13 +16,15 @@
 
 namespace cp {
 
-inline constexpr std::array<const FamilyInfo *, 6> kFamilies{
+inline constexpr std::array<const FamilyInfo *, 8> kFamilies{
     &floor_divide_family, // vLLM: v0-early ... v4-pr47327, pr41229
     &packed_family,       // vLLM: v5-packed, v6-current
     &atom_family,         // ROCm/ATOM
     &tokenspeed_family,   // TokenSpeed
     &sglang_family,       // SGLang
     &trtllm_family,       // TensorRT-LLM
+    &indexer_family,      // vLLM: the sparse indexer prefill chunker (indexer-dsv32, indexer-dsv4)
+    &gathered_family,     // vLLM: FlashMLA sparse PCP x DCP gathered prefill
 };
 
 } // namespace cp
