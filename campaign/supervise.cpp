@@ -297,8 +297,9 @@ bool run_builtin(CampaignRun& run) {
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     const Judgement j = run.judge_case(decode_case(bytes.data(), bytes.size(), run.sel), &sink);
     ++res.run.executions;
-    if ((j.kind == Judgement::finding || j.kind == Judgement::crash) && !j.known)
-      sink.record(j.signature, j.case_line, j.detail);
+    const bool hit = j.kind == Judgement::finding || j.kind == Judgement::crash;
+    if (hit && !j.known) sink.record(j.signature, j.case_line, j.detail);
+    if (hit && stop_on_matches(run.cfg.stop_on, j.tags)) break;  // --stop-on, as the libFuzzer targets do
     if (el - last_show >= 0.5) {
       last_show = el;
       res.run.exec_per_s = el > 0 ? static_cast<double>(res.run.executions) / el : 0;
