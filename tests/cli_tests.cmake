@@ -130,7 +130,7 @@ cli_test(bench_gpu_cannot_run 4 "GPU" bench --device gpu)
 cli_test(fuzz_pin_unknown_key 2 "key 'blok': not a pinnable key \\(block, dcp"
          fuzz --engine builtin --pin blok=64 --max-time 1 --findings-dir ${CLI_WORK}/fz-pin-bad)
 cli_test(fuzz_pin_keeps_the_deployment 1 "^ +version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=[0-9,]+ q=[0-9,]+$"
-         fuzz --engine builtin --version v1-dcp --platform rocm --pin block=64,dcp=8,workspace=65536 --max-time 2
+         fuzz --engine builtin --version v1-dcp --platform rocm --pin block=64,dcp=8,workspace=65536 --seed 1 --max-time 2
          --minimize-time 2 --no-status --findings-dir ${CLI_WORK}/fz-pin)
 cli_test(map_pin_alias 1 "block=64 dcp=8"
          map --version v1-dcp --platform rocm --x prefills=1..4 --y ctx=100,30000 --pin block=64,dcp=8 --format csv --out -)
