@@ -12,6 +12,7 @@
 
 #include "reference/caseio/suggest.h"
 #include "reference/dcp/simulate.h"
+#include "reference/io/user_dirs.h"
 
 namespace cp::cli {
 
@@ -251,9 +252,7 @@ void require_writable_dir(const std::string& dir, std::string_view option) {
 }
 
 std::string default_cache_dir(std::string_view sub, std::string* warning) {
-  std::vector<fs::path> tries;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) tries.push_back(fs::path(x) / "chunkproof" / sub);
-  if (const char* h = std::getenv("HOME"); h && *h) tries.push_back(fs::path(h) / ".cache" / "chunkproof" / sub);
+  const std::vector<fs::path> tries = io::user_dir_candidates("XDG_CACHE_HOME", ".cache", sub);
   std::string tried;
   for (const auto& p : tries) {
     if (writable_dir(p.string())) return p.string();
