@@ -191,22 +191,33 @@ TEST_F(ProveInterrupt, SigintStopsARunThatInheritedAnIgnoredSigint) {
   expect_table(interrupt_run(SIGINT, true), "SIGINT");
 }
 
+// Regression (CI, stop 32): the worker list is taken just after a "PROVED" line, and the worker
+// that proved that case may be finishing (exit 0, or already reaped by chunkproof) as chunkproof
+// is killed — a worker that ended its case by itself is not a survivor. Every worker must end within 10 s; those still
+// working must end by the parent-death SIGKILL, and at least one must have been working (the test's point).
 TEST_F(ProveInterrupt, SigkillOfChunkproofLeavesNoWorker) {
   std::vector<pid_t> workers;
   ProveRun r = start(prove_argv(false), workers);
   ASSERT_EQ(::kill(r.child.pid(), SIGKILL), 0);  // chunkproof only: nothing can run in it now
   r.child.reap();
   const auto t0 = Clock::now();
-  for (pid_t w : workers) {  // orphans come to this subreaper: each must end by SIGKILL
+  int killed = 0;
+  for (pid_t w : workers) {  // orphans come to this subreaper
     int st = 0;
     pid_t got = 0;
     while (since(t0) < 10 && (got = ::waitpid(w, &st, WNOHANG)) == 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    if (got == 0) ::kill(w, SIGKILL);  // the failure below: leave nothing running
+    if (got == 0) ::kill(w, SIGKILL);            // the failure below: leave nothing running
+    if (got == -1 && errno == ECHILD) continue;  // ended and reaped by chunkproof before the kill
     EXPECT_EQ(got, w) << "worker " << w << " outlived chunkproof by 10 s";
-    EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << proc::describe_status(st);
+    const bool by_parent_death = WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+    const bool finished_its_case = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    EXPECT_TRUE(by_parent_death || finished_its_case) << proc::describe_status(st);
+    killed += by_parent_death ? 1 : 0;
   }
-  std::printf("workers gone %.3f s after chunkproof's SIGKILL\n", since(t0));
+  EXPECT_GT(killed, 0) << "no worker was still working when chunkproof was killed";
+  std::printf("workers gone %.3f s after chunkproof's SIGKILL, %d of %zu by SIGKILL\n", since(t0), killed,
+              workers.size());
 }
 
 }  // namespace
