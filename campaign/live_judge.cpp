@@ -4,19 +4,14 @@
 // exactly as the model's. Every finding is a "finding" (never a crash): an external planner is
 // under investigation by definition.
 #include "campaign/campaign_run.h"
-#include "fuzz/common/plan_cost.h"
+#include "fuzz/common/judge.h"
 #include "live/live.h"
 
 namespace cp::fuzz {
 
 Judgement live_judge(CampaignRun& run, const Case& c) {
   Judgement j;
-  try {
-    validate_case(c);
-  } catch (const CaseError&) {
-    return j;
-  }
-  if (estimated_plan_work(c) > max_fuzz_work()) return j;
+  if (!within_fuzz_bounds(c)) return j;
   live::LiveResult r;
   try {
     r = live::run_live(*run.planner, c, {.diff = run.opt.planner_diff, .level = Level::interval});
@@ -33,8 +28,7 @@ Judgement live_judge(CampaignRun& run, const Case& c) {
   j.kind = Judgement::finding;
   j.signature = r.signature;
   j.tags = r.signature;
-  if (c.interleave > 1) j.tags += " interleave>1";
-  if (c.dcp > 1) j.tags += " dcp>1";
+  j.tags += geometry_tags(c);
   j.invariant = r.signature.substr(r.signature.find(' ', 5) + 1);
   j.invariant = j.invariant.substr(0, j.invariant.find(':'));  // diff | violation | assert | protocol | ...
   j.detail = r.detail;

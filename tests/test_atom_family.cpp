@@ -11,14 +11,9 @@
 namespace cp {
 namespace {
 
-// `n` prefills with `ctx` cached and 16 new tokens each.
+// `n` requests with `ctx` cached and 16 new tokens each, as a case-line sweep.
 std::string batch(int n, std::int64_t ctx) {
-  std::string c = " ctx=", q = " q=";
-  for (int i = 0; i < n; ++i) {
-    c += (i ? "," : "") + std::to_string(ctx);
-    q += (i ? "," : "") + std::string("16");
-  }
-  return c + q;
+  return " ctx=" + std::to_string(ctx) + "*" + std::to_string(n) + " q=16*" + std::to_string(n);
 }
 
 Evaluation atom(const std::string& rest) { return evaluate(parse_case("version=atom-current platform=rocm " + rest)); }

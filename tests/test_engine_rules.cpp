@@ -13,13 +13,9 @@ namespace {
 
 using enum InvariantId;
 
+// `n` requests with `ctx` cached and 16 new tokens each, as a case-line sweep.
 std::string batch(int n, std::int64_t ctx) {
-  std::string c = " ctx=", q = " q=";
-  for (int i = 0; i < n; ++i) {
-    c += (i ? "," : "") + std::to_string(ctx);
-    q += (i ? "," : "") + std::string("16");
-  }
-  return c + q;
+  return " ctx=" + std::to_string(ctx) + "*" + std::to_string(n) + " q=16*" + std::to_string(n);
 }
 
 Evaluation eval(const std::string& line) { return evaluate(parse_case(line)); }

@@ -16,14 +16,9 @@ Evaluation trtllm(const char* version, const std::string& rest) {
   return evaluate(parse_case(std::string("version=") + version + rest));
 }
 
-// `n` contexts of `ctx` cached and 16 new tokens each.
+// `n` requests with `ctx` cached and 16 new tokens each, as a case-line sweep.
 std::string batch(int n, std::int64_t ctx) {
-  std::string c = " ctx=", q = " q=";
-  for (int i = 0; i < n; ++i) {
-    c += (i ? "," : "") + std::to_string(ctx);
-    q += (i ? "," : "") + std::string("16");
-  }
-  return c + q;
+  return " ctx=" + std::to_string(ctx) + "*" + std::to_string(n) + " q=16*" + std::to_string(n);
 }
 
 // T = 32768, cached [70000, 1000, 0, 30000]: four loops, each T rows but the last, and

@@ -89,14 +89,25 @@ bool stop_on_matches(const std::string& stop_on, const std::string& tags) {
   return true;
 }
 
-Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known) {
-  Judgement j;
+bool within_fuzz_bounds(const Case& c) {
   try {
     validate_case(c);
   } catch (const CaseError&) {
-    return j;
+    return false;
   }
-  if (estimated_plan_work(c) > max_fuzz_work()) return j;
+  return estimated_plan_work(c) <= max_fuzz_work();
+}
+
+std::string geometry_tags(const Case& c) {
+  std::string tags;
+  if (c.interleave > 1) tags += " interleave>1";
+  if (c.dcp > 1) tags += " dcp>1";
+  return tags;
+}
+
+Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known) {
+  Judgement j;
+  if (!within_fuzz_bounds(c)) return j;
   if (!info(c.version).family->interval_level && simulated_rows(c) > kMaxFuzzTokenRows) return j;
   const bool expect_ok = cfg.expected_correct(c.version);
   if (expect_ok && !in_sizing_domain(c)) return j;  // an explicit S its own sizing never produces
@@ -150,8 +161,7 @@ Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known
   j.tags = j.signature + " violated:";
   for (const auto& r : ev.results)
     if (r.verdict == Verdict::violated) j.tags += std::string(info(r.id).tag) + ",";
-  if (c.interleave > 1) j.tags += " interleave>1";
-  if (c.dcp > 1) j.tags += " dcp>1";
+  j.tags += geometry_tags(c);
   if (may_skip && known->seen(j.signature) && !stop_on_matches(cfg.stop_on, j.tags)) {
     known_keys(known).insert(key);
     j.kind = Judgement::finding;

@@ -59,6 +59,13 @@ inline constexpr std::int64_t kMaxFuzzTokenRows = std::int64_t{1} << 17;
 // with text. Allocation-free once warm for ok and known inputs.
 Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known = nullptr);
 
+// The gate every judge passes a case through first (the planner target's and the campaign's
+// judge of an external planner, campaign/live_judge.cpp): a valid case whose plan is within
+// max_fuzz_work(). False: the judgement is `rejected`.
+bool within_fuzz_bounds(const Case& c);
+// The geometry part of Judgement::tags (" interleave>1", " dcp>1"), for --stop-on.
+std::string geometry_tags(const Case& c);
+
 // CHUNKPROOF_FUZZ_STOP_ON: '&'-separated substrings that must all occur in Judgement::tags;
 // a matching finding becomes a crash (libFuzzer stops there). Used to time the first finding
 // of one family. Empty: never.
