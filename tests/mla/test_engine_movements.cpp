@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numbers>
 #include <utility>
 #include <vector>
 
 #include "reference/dcp/movement.h"
 #include "reference/mla/check.h"
+#include "reference/mla/math/merge_attn_states.h"
 #include "reference/planner/families/vllm/movement.h"
 #include "tests/mla/narrow_dims.h"
 
@@ -190,6 +192,36 @@ TEST(EngineMovements, KeepRunClipsToBothBuffers) {
   m.local_rows = 4;
   EXPECT_EQ(clip_gather(m, {.dst = 3, .len = 5}).len, 1);
   EXPECT_EQ(clip_gather(m, {.dst = 6, .len = 5}).len, 0);
+}
+
+}  // namespace
+}  // namespace cp::mla
+
+namespace cp::mla {
+namespace {
+
+// G-B2 (other-engines.md §2.5 G-5; sglang #40903 / #35045), the worked case: FlashInfer's ragged
+// prefill returns a base-2 LSE and merge_state_v2 weights the states with exp, a natural-log
+// merge. Partials with base-2 LSEs 3 and 1 (outputs 1 and 0) weigh 2^3 / (2^3 + 2^1) = 0.8 for
+// the prefix; merged as natural logs, e^3 / (e^3 + e^1) = 0.881. The merge kernels here are
+// natural-log (merge_attn_states, either flavour), so the one fix is the conversion at the
+// producer: lse_e = lse_2 * ln 2. The numerics' own partials are natural-log (end_partial), so
+// no case line reaches this: the kernel-level fact is what is pinned.
+TEST(EngineMerges, Base2LseIntoNaturalLogMergeIsWrong) {
+  const float prefix = 1.0f, suffix = 0.0f;
+  auto merged = [&](MergeFlavour f, float lp, float ls) {
+    float out = 0, lse = 0;
+    const MergeTensors m{&out, &lse, 1, 1, &prefix, &lp, 1, 1, &suffix, &ls, 1, 1, 1, 1, 1};
+    merge_attn_states(f, m);
+    return out;
+  };
+  for (MergeFlavour f : {MergeFlavour::triton, MergeFlavour::cuda}) {
+    const float wrong = merged(f, 3.0f, 1.0f);  // base 2 fed as natural
+    const float right = merged(f, 3.0f * std::numbers::ln2_v<float>, std::numbers::ln2_v<float>);  // converted
+    EXPECT_NEAR(wrong, 0.8808f, 1e-4f);
+    EXPECT_NEAR(right, 0.8f, 1e-5f);
+    EXPECT_GT(wrong - right, 0.08f);  // #35045 measured a max error of 0.105 on real outputs
+  }
 }
 
 }  // namespace
