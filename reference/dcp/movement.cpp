@@ -6,6 +6,11 @@ namespace cp {
 
 ChunkMovement chunk_movement(const Plan& p, const Chunk& ch) { return p.version_info().family->movement(p, ch); }
 
+bool vllm_shaped(const ChunkMovement& m) {
+  return m.exchange != Exchange::local_attend && m.layout == GatherLayout::rank_major && !m.gather_per_rank &&
+         std::all_of(m.reorg.begin(), m.reorg.end(), [](const CopyRun& r) { return r.dst_stride == 1; });
+}
+
 CopyRun clip_gather(const ChunkMovement& m, const CopyRun& g) {
   CopyRun out = g;
   out.len = std::max<std::int64_t>(0, std::min(g.len, m.local_rows - g.dst));

@@ -15,6 +15,10 @@ namespace cp {
 
 ChunkMovement chunk_movement(const Plan& p, const Chunk& ch);
 
+// vLLM's shape of movement (every rank runs every gather run, rank-major all-gather, unit-stride
+// keep runs): the shape the DCP index fuzzer rebuilds independently (fuzz_dcp_index.cpp 3).
+bool vllm_shaped(const ChunkMovement& m);
+
 // A gather run as it executes: the rows that fit the send buffer of m.local_rows rows (the
 // engines' index_select / cp_gather_cache write no further; len 0 when none fit).
 CopyRun clip_gather(const ChunkMovement& m, const CopyRun& g);
