@@ -38,9 +38,11 @@ void launch_gather_local(const CacheView& cv, std::int64_t rank, const GatherEnt
                          std::int64_t rows, std::uint16_t* out);
 // Rows [0, rows) <- garbage_row(stream, row): the workspace's stale contents.
 void launch_fill_garbage(const CacheView& cv, std::uint64_t stream, std::int64_t rows, std::uint16_t* out);
-// Reorg: copy `count` rows from src row s to dst row d for each segment (s, d, count).
+// Reorg (and the all-gather's transpose): copy `count` rows, src row s + k to dst row
+// d + k * dst_stride, for each segment (TokenSpeed's reconstruction keeps a rank's rows W apart).
 struct CopySegment {
   std::int64_t src, dst, count;
+  std::int64_t dst_stride = 1;
 };
 void launch_copy_rows(const CopySegment* segs_dev, int n_segs, std::int64_t max_count, int row,
                       const std::uint16_t* src, std::uint16_t* dst);

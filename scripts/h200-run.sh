@@ -34,6 +34,16 @@ log() { echo "== $* ($(date +%T))"; }
     done
     log "random v6-current cases: $N"
     timeout 300 "$BIN" check --device gpu --random "$N" --seed 1 --quiet; echo "rc=$?"
+    log "random cases of every engine family (issue 27 item 4: ATOM, SGLang, TokenSpeed, TRT-LLM movements)"
+    for v in atom-current sglang-current sglang-oneshot-dcp tokenspeed-compact-fixed tokenspeed-pr1162 trtllm-current; do
+      timeout 120 "$BIN" check --device gpu --random 100 --version "$v" --platform cuda --seed 1 --quiet | tail -n 1
+      echo "$v rc=$?"
+    done
+    log "the wrong plans GPU vs CPU (T-B1; G-10 run with asserts=off): the GPU must produce the CPU's wrong bits"
+    for line in "version=tokenspeed-compact platform=cuda workspace=32768 block=64 dcp=4 ctx=20000,100,100 q=16,16,16" \
+                "version=sglang-oneshot-dcp platform=cuda workspace=131072 block=16 dcp=2 ctx=3,1 q=2,2 asserts=off"; do
+      timeout 120 "$BIN" check --device gpu --case "$line" | grep -E '^(ok|FAIL)|gpu|verdict'
+    done
     log "compute-sanitizer memcheck + racecheck"
     timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN" check --device gpu --case "$REP" | tail -3
     echo "rc=$?"

@@ -257,12 +257,35 @@ void allocate_works(State& s) {
 // ---------------------------------------------------------------------------------------------
 // The workspace stages: gather, collective, reorg.
 
-// gather, one rank (DCP): cp_gather_cache of this rank's padded local rows from its own shard.
-DeviceBuffer<std::uint16_t> gather_local(State& s, int rank, const DeviceBuffer<GatherEntry>& ed, int n_entries,
-                                         std::int64_t toks) {
+// The gather entries of rank `rank` (the movement's gather runs it runs, clip_gather: what fits
+// its send buffer), in send-row order (launch_gather_local finds a row's entry by binary
+// search); `covered`: they write every send row (vLLM's shape), else the rest is garbage first.
+std::vector<GatherEntry> rank_gathers(const ChunkMovement& mv, std::int64_t rank, bool& covered) {
+  std::vector<GatherEntry> es;
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(mv.local_rows), 0);
+  for (const auto& g0 : mv.gather) {
+    if (!runs_on(mv, g0, rank)) continue;
+    const CopyRun g = clip_gather(mv, g0);
+    if (g.len > 0) es.push_back({g.request, g.src, g.dst, g.len});
+    std::fill_n(written.begin() + g.dst, g.len, 1);
+  }
+  std::sort(es.begin(), es.end(), [](const GatherEntry& a, const GatherEntry& b) { return a.cu < b.cu; });
+  covered = std::all_of(written.begin(), written.end(), [](std::uint8_t w) { return w != 0; });
+  return es;
+}
+
+// gather, one rank (DCP): cp_gather_cache of this rank's local rows from its own shard; rows no
+// run writes hold the send buffer's garbage (unsent_stream, the CPU's bits).
+DeviceBuffer<std::uint16_t> gather_local(State& s, const ChunkRef& cr, const ChunkMovement& mv, int rank) {
+  const std::int64_t toks = mv.local_rows;
+  bool covered = false;
+  const std::vector<GatherEntry> es = rank_gathers(mv, rank, covered);
+  const DeviceBuffer<GatherEntry> ed(es);
   DeviceBuffer<std::uint16_t> local(static_cast<std::size_t>(toks) * s.R);
   if (s.o.poison) local.poison();
-  launch_gather_local(s.cv, rank, ed.data(), n_entries, toks, local.data());
+  if (!covered)
+    launch_fill_garbage(s.cv, mla::unsent_stream(cr.index, static_cast<std::uint64_t>(rank)), toks, local.data());
+  launch_gather_local(s.cv, rank, ed.data(), static_cast<int>(es.size()), toks, local.data());
   s.digest(Step::gather, rank, {{local.data(), local.bytes()}});
   return local;
 }
@@ -286,23 +309,40 @@ void collective(State& s, const ChunkRef& cr, const DeviceBuffer<std::uint16_t>&
   }
 }
 
-// gather + collective (DCP): the all-gather's output, rank-major. Multi-rank: this rank's gather
-// and the library's all-gather; emulated: every rank's gather into its own buffer, then device
-// copies. The timer runs as "gather" on entry; multi-rank, it leaves as "reorg".
-DeviceBuffer<std::uint16_t> gather_and_collect(State& s, const ChunkRef& cr, const ChunkMovement& mv,
-                                               const DeviceBuffer<GatherEntry>& ed, int n_entries) {
+// gather + collective (DCP): the all-gather's output in the movement's layout (rank-major, or
+// SGLang's transpose: rank r's send row j at row j * W + r). Multi-rank: this rank's gather and
+// the library's all-gather (rank-major; the transpose a copy after it); emulated: every rank's
+// gather into its own buffer, then device copies. The timer runs as "gather" on entry;
+// multi-rank, it leaves as "reorg".
+DeviceBuffer<std::uint16_t> gather_and_collect(State& s, const ChunkRef& cr, const ChunkMovement& mv) {
   const std::int64_t toks = mv.local_rows;
-  DeviceBuffer<std::uint16_t> G(static_cast<std::size_t>(mv.gathered_rows) * s.R);
+  const bool interleaved = mv.layout == GatherLayout::row_interleaved;
+  DeviceBuffer<std::uint16_t> G(static_cast<std::size_t>(toks * s.W) * s.R);
   if (s.o.poison) G.poison();
+  // Rank r's rows [0, toks) of `from` (at row from_row0) to rows r, r + W, ... of G.
+  auto transpose_in = [&](const std::uint16_t* from, std::int64_t from_row0, std::int64_t r) {
+    const DeviceBuffer<CopySegment> sd(std::vector<CopySegment>{{from_row0, r, toks, s.W}});
+    launch_copy_rows(sd.data(), 1, toks, s.R, from, G.data());
+  };
   if (s.comm) {
-    const DeviceBuffer<std::uint16_t> local = gather_local(s, s.my_rank, ed, n_entries, toks);
+    const DeviceBuffer<std::uint16_t> local = gather_local(s, cr, mv, s.my_rank);
     s.st.end();
-    collective(s, cr, local, G, toks);
+    if (!interleaved) {
+      collective(s, cr, local, G, toks);
+    } else {
+      DeviceBuffer<std::uint16_t> rm(G.size());
+      collective(s, cr, local, rm, toks);
+      for (std::int64_t r = 0; r < s.W; ++r) transpose_in(rm.data(), r * toks, r);
+    }
     s.st.begin("reorg");
   } else {
     for (std::int64_t r = 0; r < s.W; ++r) {
-      const DeviceBuffer<std::uint16_t> local = gather_local(s, static_cast<int>(r), ed, n_entries, toks);
-      if (toks > 0) copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * s.R, local.data(), local.bytes());
+      const DeviceBuffer<std::uint16_t> local = gather_local(s, cr, mv, static_cast<int>(r));
+      if (toks == 0) continue;
+      if (interleaved)
+        transpose_in(local.data(), 0, r);
+      else
+        copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * s.R, local.data(), local.bytes());
     }
   }
   s.digest(Step::collective, -1, {{G.data(), G.bytes()}});
@@ -315,8 +355,10 @@ void reorg(State& s, const ChunkRef& cr, const ChunkMovement& mv, const DeviceBu
   launch_fill_garbage(s.cv, 1000 + cr.index, rows, s.ws.data());
   std::vector<CopySegment> segs;
   std::int64_t maxc = 0;
-  for (const auto& run : mv.reorg) {
-    segs.push_back({run.src, run.dst, run.len});
+  for (const auto& run0 : mv.reorg) {
+    const CopyRun run = clip_keep(mv, run0);  // the rows inside both buffers
+    if (run.len == 0) continue;
+    segs.push_back({run.src, run.dst, run.len, run.dst_stride});
     maxc = std::max(maxc, run.len);
   }
   const DeviceBuffer<CopySegment> sd(segs);
@@ -347,15 +389,18 @@ std::int64_t workspace(State& s, const ChunkRef& cr) {
     throw std::invalid_argument("the GPU pipeline attends context spans; the " +
                                 std::string(s.plan.version_info().family->name) + " family's spans are not context");
   const ChunkMovement mv = chunk_movement(s.plan, ch);  // the one description of the data path
-  require_vllm_shaped(mv, "the GPU pipeline");
-  std::vector<GatherEntry> es;
-  for (const auto& g : mv.gather) es.push_back({g.request, g.src, g.dst, g.len});
-  const DeviceBuffer<GatherEntry> ed(es);
+  if (mv.exchange == Exchange::local_attend)
+    throw std::invalid_argument(
+        "the GPU pipeline runs gather / all-gather / keep movements; this plan attends locally on each rank with a "
+        "cross-rank LSE merge (Exchange::local_attend): run by the CPU numerics (check --device cpu)");
   if (!mv.dcp) {
+    std::vector<GatherEntry> es;
+    for (const auto& g : mv.gather) es.push_back({g.request, g.src, g.dst, g.len});
+    const DeviceBuffer<GatherEntry> ed(es);
     if (s.o.poison) s.ws.poison();
     launch_gather_positions(s.cv, ed.data(), static_cast<int>(es.size()), rows, s.ws.data());
   } else {
-    const DeviceBuffer<std::uint16_t> G = gather_and_collect(s, cr, mv, ed, static_cast<int>(es.size()));
+    const DeviceBuffer<std::uint16_t> G = gather_and_collect(s, cr, mv);
     reorg(s, cr, mv, G, rows);
   }
   for (std::size_t b = 0; b < ch.entries.size(); ++b)

@@ -77,7 +77,7 @@ __global__ void fill_garbage_kernel(CacheView cv, std::uint64_t stream, std::int
 __global__ void copy_rows_kernel(const CopySegment* segs, int row, const std::uint16_t* src, std::uint16_t* dst) {
   const CopySegment s = segs[blockIdx.y];
   for (std::int64_t k = blockIdx.x; k < s.count; k += gridDim.x)
-    for (int i = threadIdx.x; i < row; i += blockDim.x) dst[(s.dst + k) * row + i] = src[(s.src + k) * row + i];
+    for (int i = threadIdx.x; i < row; i += blockDim.x) dst[(s.dst + k * s.dst_stride) * row + i] = src[(s.src + k) * row + i];
 }
 
 }  // namespace

@@ -23,9 +23,10 @@ std::vector<RowSource> gather_rank(const Batch& b, const Plan& p, const ChunkMov
   const Int I = p.interleave, W = p.dcp, R = rank;
   // The rank's gather (vLLM's cp_gather_cache, ATOM's local_slot_ids, SGLang's owner-mask read):
   // local row dst + k holds the rank's local slot src + k; rows past the buffer are dropped.
-  for (const auto& g : m.gather) {
-    if (!runs_on(m, g, rank)) continue;
-    for (std::int64_t k = 0; k < g.len && g.dst + k < m.local_rows; ++k)
+  for (const auto& g0 : m.gather) {
+    if (!runs_on(m, g0, rank)) continue;
+    const CopyRun g = clip_gather(m, g0);
+    for (std::int64_t k = 0; k < g.len; ++k)
       rows[static_cast<std::size_t>(g.dst + k)] =
           classify(b, g.request, global_position(Int(g.src + k), R, I, W).get());
   }
@@ -48,12 +49,11 @@ std::vector<RowSource> simulate_chunk(const Batch& b, const Plan& p, const Chunk
   }
   const std::vector<RowSource> G = all_gather(b, p, m);
   if (m.exchange == Exchange::local_attend) return G;  // each rank attends its own rows
-  for (const auto& run : m.reorg)
-    for (std::int64_t k = 0; k < run.len; ++k) {
-      const std::int64_t dst = run.dst + k * run.dst_stride, src = run.src + k;
-      if (dst >= 0 && dst < m.total_rows && src >= 0 && src < m.gathered_rows)
-        out[static_cast<std::size_t>(dst)] = G[static_cast<std::size_t>(src)];
-    }
+  for (const auto& run0 : m.reorg) {
+    const CopyRun run = clip_keep(m, run0);  // the rows inside both buffers
+    for (std::int64_t k = 0; k < run.len; ++k)
+      out[static_cast<std::size_t>(run.dst + k * run.dst_stride)] = G[static_cast<std::size_t>(run.src + k)];
+  }
   return out;
 }
 

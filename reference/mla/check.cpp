@@ -9,6 +9,7 @@
 #include <cmath>
 #include <future>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 
 #include "reference/dcp/movement.h"
@@ -36,53 +37,79 @@ void merge_contiguous(int flavour, float* out, float* out_lse, const float* pref
   merge_attn_states(flavour == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m);
 }
 
-// gather + collective (DCP): each rank gathers its padded local rows from its own shard
-// (cp_gather_cache: local slot local_start + k), the all-gather concatenates the ranks: the
-// all-gather's output, rank-major.
-std::vector<Row> gather_and_collect(const Inputs& in, const Plan& p, const ChunkMovement& m) {
+// gather + collective (DCP): each rank runs its gather runs (clip_gather: the rows that fit its
+// send buffer of local_rows rows; cp_gather_cache / index_select read local slot src + k of its
+// own shard), rows no run writes hold the send buffer's own garbage (TokenSpeed's zeros, an
+// unread pad: never real keys), and the all-gather lays the ranks' buffers out as the movement's
+// layout says (rank-major, or SGLang's transposed row-interleaved). Under local attention the
+// ranks' buffers, rank-major: what each rank attends.
+std::vector<Row> gather_and_collect(const Inputs& in, const Plan& p, const ChunkMovement& m, std::size_t ci) {
   const int R = in.s.row();
-  std::vector<Row> G(static_cast<std::size_t>(m.gathered_rows * R));
-  for (std::int64_t r = 0; r < p.dcp; ++r)
-    for (const auto& g : m.gather)
+  const std::int64_t L = m.local_rows, W = p.dcp;
+  std::vector<Row> G(static_cast<std::size_t>(L * W * R));
+  std::vector<Row> local(static_cast<std::size_t>(L * R));
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(L));
+  for (std::int64_t r = 0; r < W; ++r) {
+    std::fill(written.begin(), written.end(), 0);
+    for (const auto& g0 : m.gather) {
+      if (!runs_on(m, g0, r)) continue;
+      const CopyRun g = clip_gather(m, g0);
       for (std::int64_t k = 0; k < g.len; ++k) {
-        Row* dst = G.data() + (r * m.local_rows + g.dst + k) * R;
+        Row* dst = local.data() + (g.dst + k) * R;
+        written[static_cast<std::size_t>(g.dst + k)] = 1;
         if (const Row* src = in.local_row(g.request, r, g.src + k))
           std::copy(src, src + R, dst);
         else
           in.garbage_row(2 + static_cast<std::uint64_t>(r),
                          (static_cast<std::uint64_t>(g.request) << 40) ^ static_cast<std::uint64_t>(g.src + k), dst);
       }
+    }
+    for (std::int64_t j = 0; j < L; ++j)
+      if (!written[static_cast<std::size_t>(j)])
+        in.garbage_row(unsent_stream(ci, r), static_cast<std::uint64_t>(j), local.data() + j * R);
+    for (std::int64_t j = 0; j < L; ++j) {
+      const std::int64_t row = gathered_row(m, r, j, W);
+      std::copy(local.data() + j * R, local.data() + (j + 1) * R, G.data() + row * R);
+    }
+  }
   return G;
 }
 
-// reorg (DCP): keeps kept[r] rows per rank and request; rows nothing wrote hold stale garbage.
+// reorg (DCP): the keep runs (clip_keep), row src + k to row dst + k * dst_stride; rows nothing
+// wrote hold stale garbage.
 void reorg(const Inputs& in, const ChunkMovement& m, const std::vector<Row>& G, std::size_t ci, std::vector<Row>& ws) {
   const int R = in.s.row();
   const std::uint64_t stale_stream = 1000 + ci;
   for (std::int64_t t = 0; t < m.total_rows; ++t)
     in.garbage_row(stale_stream, static_cast<std::uint64_t>(t), ws.data() + t * R);
-  for (const auto& run : m.reorg)
-    std::copy(G.data() + run.src * R, G.data() + (run.src + run.len) * R, ws.data() + run.dst * R);
+  for (const auto& run0 : m.reorg) {
+    const CopyRun run = clip_keep(m, run0);
+    for (std::int64_t k = 0; k < run.len; ++k)
+      std::copy(G.data() + (run.src + k) * R, G.data() + (run.src + k + 1) * R,
+                ws.data() + (run.dst + k * run.dst_stride) * R);
+  }
 }
 
-// The chunk's workspace rows [0, total) as the version's data path produces them: gather,
-// collective and reorg under DCP; without DCP, the version's gather kernel.
-std::vector<Row> build_workspace(const Inputs& in, const Plan& p, const Chunk& ch, std::size_t ci) {
+// The chunk's workspace rows as the version's data path produces them (workspace_rows(m) rows):
+// gather, collective and reorg under DCP (under local attention the ranks' own rows, rank-major);
+// without DCP, the version's gather kernel.
+std::vector<Row> build_workspace(const Inputs& in, const Plan& p, const ChunkMovement& m, std::size_t ci) {
   const int R = in.s.row();
   if (!p.version_info().family->spans_are_context)
     throw std::invalid_argument("the CPU numerics attend context spans; the " +
                                 std::string(p.version_info().family->name) +
                                 " family's spans are not context (FamilyInfo::spans_are_context): checked by the "
                                 "invariants, not run by the numerics");
-  const ChunkMovement m = chunk_movement(p, ch);
-  require_vllm_shaped(m, "the CPU numerics");
-  std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));
   if (!m.dcp) {
+    std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));
     for (const auto& g : m.gather)
       for (std::int64_t k = 0; k < g.len; ++k) in.fetch(g.request, g.src + k, ws.data() + (g.dst + k) * R);
     return ws;
   }
-  reorg(in, m, gather_and_collect(in, p, m), ci, ws);
+  std::vector<Row> G = gather_and_collect(in, p, m, ci);
+  if (m.exchange == Exchange::local_attend) return G;
+  std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));
+  reorg(in, m, G, ci, ws);
   return ws;
 }
 
@@ -246,7 +273,12 @@ class CheckRun {
   // routing of a difference.
   void simulate_chunks() {
     sims_.resize(plan_.chunks.size());
-    for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) sims_[ci] = simulate_chunk(c_, plan_, plan_.chunks[ci]);
+    mvs_.resize(plan_.chunks.size());
+    for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) {
+      // The one description of the data path (the family's, or the caller's).
+      mvs_[ci] = opts_.movement ? opts_.movement(plan_, plan_.chunks[ci]) : chunk_movement(plan_, plan_.chunks[ci]);
+      sims_[ci] = simulate_chunk(c_, plan_, mvs_[ci]);
+    }
   }
   Work& work_for(const ChunkEntry& e) {
     return chk_[static_cast<std::size_t>(work_of_[static_cast<std::size_t>(e.request)])];
@@ -262,29 +294,30 @@ class CheckRun {
   void run_pass(const Pass& pass) {
     for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) {
       const Chunk& ch = plan_.chunks[ci];
-      const auto ws = build_workspace(in_, plan_, ch, ci);
+      const auto ws = build_workspace(in_, plan_, mvs_[ci], ci);
       if (pass.scores) cross_check(in_, ws, sims_[ci], ci);
-      for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-        Work& w = work_for(ch.entries[b]);
-        const std::int64_t n = ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b];
-        attend_entry(pass, w, ws.data() + ch.cu_seq_lens[b] * s_.row(), n, ci, b);
-      }
+      for (std::size_t b = 0; b < ch.entries.size(); ++b)
+        attend_entry(pass, work_for(ch.entries[b]), ws.data(), attended_spans(mvs_[ci], ch, b, plan_.dcp), ci, b);
     }
     for (auto& w : chk_) {
       load_suffix(w);  // gather of the new tokens' own rows
       attend_suffix(pass, w);
     }
   }
-  // up-projection + scores, then up-projection + accumulate and merge, on one plan entry's rows,
-  // in sub-batches (each element's order is that of one batch).
-  void attend_entry(const Pass& pass, Work& w, const Row* base, std::int64_t n, std::size_t ci, std::size_t b) {
-    if (pass.scores) {
-      for (std::int64_t k = 0; k < n; k += kSubBatch)
-        eng_.scores(w, base + k * s_.row(), std::min(kSubBatch, n - k), false);
-      res_.attended_rows += n;
-    }
+  // up-projection + scores, then up-projection + accumulate and merge, on one plan entry's rows
+  // (its spans of the workspace ws, attended_spans), in sub-batches (each element's order is
+  // that of one batch).
+  void attend_entry(const Pass& pass, Work& w, const Row* ws, const std::vector<AttendSpan>& spans, std::size_t ci,
+                    std::size_t b) {
+    if (pass.scores)
+      for (const AttendSpan& sp : spans) {
+        const std::int64_t n = sp.hi - sp.lo;
+        for (std::int64_t k = 0; k < n; k += kSubBatch)
+          eng_.scores(w, ws + (sp.lo + k) * s_.row(), std::min(kSubBatch, n - k), false);
+        res_.attended_rows += n;
+      }
     if (!pass.accumulate) return;
-    accumulate_entry(w, base, n);
+    accumulate_entry(w, ws, spans);
     if (!pass.merge || !opts_.vllm) return;
     if (opts_.keep_outputs)
       res_.vllm_partials.push_back({static_cast<int>(ci), static_cast<int>(b), w.request, w.qn, w.token0, po_, pl_});
@@ -304,16 +337,41 @@ class CheckRun {
     if (opts_.vllm) eng_.end_partial(w, part, po_.data(), pl_.data());
     if (pass.merge && opts_.vllm) merge_with_suffix(w);
   }
-  void accumulate_entry(Work& w, const Row* base, std::int64_t n) {
+  // The entry's partial (po_, pl_): one attention call over its rows; under local attention one
+  // per rank over that rank's spans, merged across ranks in rank order by LSE (the Triton merge:
+  // vLLM's DCP correction combines the ranks' LSEs the same way).
+  void accumulate_entry(Work& w, const Row* ws, const std::vector<AttendSpan>& spans) {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
     po_.assign(th * s_.Vd, 0.0f);
     pl_.assign(th, neg_inf());
+    for (std::size_t i = 0; i < spans.size();) {
+      std::size_t j = i;
+      std::int64_t n = 0;
+      for (; j < spans.size() && spans[j].rank == spans[i].rank; ++j) n += spans[j].hi - spans[j].lo;
+      rank_partial(w, ws, std::span(spans).subspan(i, j - i), n, i == 0);
+      i = j;
+    }
+  }
+  void rank_partial(Work& w, const Row* ws, std::span<const AttendSpan> spans, std::int64_t n, bool first) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
     Engine::Partial part;
     if (opts_.vllm) eng_.begin_partial(w, n, false, part);
-    for (std::int64_t k = 0; k < n; k += kSubBatch)
-      eng_.accumulate(w, base + k * s_.row(), std::min(kSubBatch, n - k), false, opts_.exact, false,
-                      opts_.vllm ? &part : nullptr);
-    if (opts_.vllm) eng_.end_partial(w, part, po_.data(), pl_.data());
+    for (const AttendSpan& sp : spans)
+      for (std::int64_t k = 0; k < sp.hi - sp.lo; k += kSubBatch)
+        eng_.accumulate(w, ws + (sp.lo + k) * s_.row(), std::min(kSubBatch, sp.hi - sp.lo - k), false, opts_.exact,
+                        false, opts_.vllm ? &part : nullptr);
+    if (!opts_.vllm) return;
+    if (first) {
+      eng_.end_partial(w, part, po_.data(), pl_.data());
+      return;
+    }
+    std::vector<float> ro(th * s_.Vd), rl(th);
+    eng_.end_partial(w, part, ro.data(), rl.data());
+    mo_.assign(th * s_.Vd, 0.0f);
+    ml_.assign(th, 0.0f);
+    merge_contiguous(0, mo_.data(), ml_.data(), po_.data(), pl_.data(), ro.data(), rl.data(), w.qn, s_.N, s_.Vd);
+    po_.swap(mo_);
+    pl_.swap(ml_);
   }
   void fold_partial(Work& w) {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
@@ -428,8 +486,9 @@ class CheckRun {
       for (std::size_t b = 0; b < ch.entries.size(); ++b) {
         const int r = ch.entries[b].request;
         const auto k = static_cast<std::size_t>(work_of_[static_cast<std::size_t>(r)]);
-        for (std::int64_t t = ch.cu_seq_lens[b]; t < ch.cu_seq_lens[b + 1]; ++t)
-          route_row(rt[k], cnt[k], r, sims_[ci][static_cast<std::size_t>(t)]);
+        for (const AttendSpan& sp : attended_spans(mvs_[ci], ch, b, plan_.dcp))
+          for (std::int64_t t = sp.lo; t < sp.hi; ++t)
+            route_row(rt[k], cnt[k], r, sims_[ci][static_cast<std::size_t>(t)]);
       }
     }
     for (std::size_t k = 0; k < chk_.size(); ++k) {
@@ -518,6 +577,7 @@ class CheckRun {
   std::int64_t T_ = 0;
   std::size_t per_token_ = 0;
   std::vector<std::vector<RowSource>> sims_;
+  std::vector<ChunkMovement> mvs_;
   std::vector<Row> rows_;
   std::vector<float> po_, pl_, mo_, ml_;  // the current entry's partial, the merge's scratch
   std::vector<float> ref_out_, chk_out_;

@@ -10,9 +10,11 @@
 //   s_j = scale * (q . [k_nope_j, k_pe_j]) (dot_concat), k_nope/v = bf16(kv_c_j . W_UK/W_UV)
 // with both sums in ExactAcc, over the keys the pipeline actually attends: for the reference,
 // the request's context positions 0..ctx-1 and its new tokens 0..t (causal); for the chunked
-// pipeline, the workspace rows [cu[b], cu[b+1]) of every chunk, produced by the literal data
-// path (per-rank gather from the paged shards, all-gather, reorg; or the dcp=1 gather kernel
-// of the version) plus the same causal suffix.
+// pipeline, the workspace rows of every chunk entry (attended_spans: [cu[b], cu[b+1]), or each
+// rank's own rows under local attention), produced by executing the family's data movement
+// (reference/dcp/movement.h: per-rank gather runs from the paged shards, the all-gather rank-major
+// or transposed, the keep runs with their stride; or the dcp=1 gather kernel of the version)
+// plus the same causal suffix.
 // vLLM path: per chunk an fp32 softmax -> (out, lse), chunk partials merged per request in
 // plan order (old planner: running merge over every chunk; packed: copy, then merge the
 // continuation), then merge(context, causal suffix) honouring prefill_tokens_with_context;
@@ -27,6 +29,7 @@
 
 #include "reference/caseio/case.h"
 #include "reference/mla/math/merge_attn_states.h"
+#include "reference/planner/movement.h"
 #include "reference/planner/plan.h"
 
 namespace cp::mla {
@@ -45,6 +48,10 @@ struct CheckOptions {
   // The plan to follow (an external planner's, docs/live.md), in place of make_plan(c); it must
   // cover every context position exactly once (I-3), which the caller checks first.
   const Plan* plan = nullptr;
+  // The data movement to execute for each chunk, in place of the plan's family's
+  // (FamilyInfo::movement): a movement in the vocabulary no family emits yet (local attention)
+  // or a deliberately wrong one (the tests: the check must name what it attends twice or never).
+  ChunkMovement (*movement)(const Plan& plan, const Chunk& chunk) = nullptr;
 };
 
 // Where one output element lives.

@@ -40,6 +40,30 @@ TEST(GpuCheck, RandomCasesEveryElementBitIdentical) {
   }
 }
 
+// Every engine family's movement on the GPU (issue 27 item 4): ATOM's reorg map, SGLang's
+// transposed all-gather and its one-shot every-W-th read, TokenSpeed's strided reconstruction,
+// random cases of each, GPU vs CPU bit for bit; and two wrong plans (TokenSpeed T-B1, SGLang G-10
+// run with asserts=off), whose wrong rows the GPU must produce exactly as the CPU does.
+TEST(GpuCheck, EveryFamilysMovementBitIdenticalToTheCpu) {
+  CP_REQUIRE_GPU();
+  for (cp::Version v : {cp::Version::atom_current, cp::Version::sglang_current, cp::Version::sglang_oneshot_dcp,
+                        cp::Version::tokenspeed_compact_fixed, cp::Version::tokenspeed_compact})
+    for (std::uint64_t i = 0; i < 6; ++i) {
+      const cp::Case c = cp::mla::random_case(v, cp::Platform::cuda, 6, i);
+      const auto r = cp::gpu::check_one(c, true);
+      EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+    }
+  cp::Case sg =
+      cp::parse_case("version=sglang-oneshot-dcp platform=cuda workspace=131072 block=16 dcp=2 ctx=3,1 q=2,2");
+  sg.asserts = false;
+  for (const cp::Case& c :
+       {sg, cp::parse_case("version=tokenspeed-compact platform=cuda workspace=32768 block=64 dcp=4 ctx=20000,100,100 "
+                           "q=16,16,16 heads=1 kv_lora_rank=8 rope_dim=4 nope_dim=4 v_dim=4")}) {
+    const auto r = cp::gpu::check_one(c, true);
+    EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+  }
+}
+
 // --mode fast (docs/gpu.md "Fast mode"): the matrix-unit up-projection keeps chunked ==
 // unchunked bit for bit on the GPU and stays within the stated bound of the CPU; skipped where
 // the build or GPU has no bf16 matrix units (the reason is printed).

@@ -278,10 +278,20 @@ struct RandomPlan {
 RandomPlan random_plan(const CheckArgs& a) {
   RandomPlan rp;
   for (Version v :
-       parse_versions(a.versions.empty() ? std::vector<std::string>{"v6-current"} : a.versions, "--version"))
+       parse_versions(a.versions.empty() ? std::vector<std::string>{"v6-current"} : a.versions, "--version")) {
+    // Refused here, before any worker runs (a worker's exception would end the process); `all`
+    // leaves them out.
+    if (!info(v).family->spans_are_context &&
+        std::find(a.versions.begin(), a.versions.end(), "all") != a.versions.end())
+      continue;
+    if (!info(v).family->spans_are_context)
+      throw UsageError("--version " + std::string(name(v)) + ": the " + std::string(info(v).family->name) +
+                       " family's spans are not context positions; the numerics run the versions of the other "
+                       "families (chunkproof versions)");
     for (Platform p :
          parse_platforms(a.platforms.empty() ? std::vector<std::string>{"both"} : a.platforms, "--platform"))
       rp.combos.emplace_back(v, p);
+  }
   return rp;
 }
 

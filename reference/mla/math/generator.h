@@ -50,4 +50,13 @@ CP_HD inline std::uint16_t garbage_elem(std::uint64_t seed, std::uint64_t stream
   return garbage_value(splitmix(base + static_cast<std::uint64_t>(e)));
 }
 
+// The garbage streams of the data path (CPU and GPU alike): 0 slots past what a request wrote,
+// 1 positions past the block table (dcp = 1 gather), 2 + r local slots of rank r past the block
+// table, 1000 + chunk the workspace's stale rows, and unsent_stream(chunk, r) the send-buffer
+// rows of rank r that no gather run writes (SGLang's one-shot holes, TokenSpeed's zero pad of a
+// rank with fewer rows), keyed by the send row.
+CP_HD inline std::uint64_t unsent_stream(std::uint64_t chunk, std::uint64_t rank) {
+  return (std::uint64_t{5} << 56) ^ (chunk << 24) ^ rank;
+}
+
 }  // namespace cp::mla
