@@ -170,6 +170,7 @@ bool encoded(Version v, InvariantId id, std::string* why) {
     if (why) *why = w;
     return false;
   };
+  if (engine_family(v)) return engine_encoded(v, id, why);
   switch (id) {
     case I8_local_length_bookkeeping:
       if (info(v).is_packed()) break;  // (a) the sum over ranks, (b) per rank
@@ -333,7 +334,7 @@ class RowTable {
     const bool chain = std::any_of(methods_[i].begin(), methods_[i].end(),
                                    [](const std::string& m) { return m.find("lemma chain") != std::string::npos; });
     r.unbounded = r.status == Status::proved && bounded_cases_[i] == 0 && opts_.domain.workspace_max == 0;
-    if (chain) {
+    if (chain || engine_family(r.version)) {
       r.method.clear();
       for (const auto& m : methods_[i]) r.method += (r.method.empty() ? "" : " | ") + m;
     } else if (packed)
