@@ -5,6 +5,7 @@
 // (reference/planner/families/<family>/steps.h) with z3::expr, the templates the planner runs.
 #include <algorithm>
 #include <array>
+#include <sstream>
 #include <string_view>
 
 #include "invariants/smt/engine_internal.h"
@@ -92,14 +93,14 @@ std::function<Case(const z3::model&)> engine_batch_case(const EngineCommon& c, c
   };
 }
 
-std::vector<expr> engine_contexts(z3::context& ctx, Encoding& enc, std::int64_t n, std::int64_t min_ctx,
-                                  std::int64_t hint_max) {
+std::vector<expr> engine_contexts(z3::context& ctx, Encoding& enc, const Domain& d, std::int64_t n,
+                                  std::int64_t min_ctx, std::int64_t hint_max) {
   std::vector<expr> out;
   for (std::int64_t i = 0; i < n; ++i) {
     const std::string nm = "ctx" + std::to_string(i);
     out.push_back(ctx.int_const(nm.c_str()));
     fact(enc, out.back() >= ctx.int_val(min_ctx), {out.back()});
-    bound(enc, out.back() <= ctx.int_val(std::int64_t{1} << 31), {out.back()});  // the case format's ctx limit
+    bound(enc, out.back() <= ctx.int_val(d.ctx_max), {out.back()});
     enc.search_hints.push_back(out.back() <= ctx.int_val(hint_max));
     enc.shown.push_back({nm, out.back()});
   }
@@ -134,6 +135,20 @@ bool engine_encoded(Version v, InvariantId id, std::string* why) {
     *why = "not encoded for the " + std::string(info(v).family->name) +
            " family (the prover encodes its own rules listed in docs/proving.md; `check` decides this one)";
   return false;
+}
+
+std::string engine_describe(const Domain& d) {
+  std::ostringstream o;
+  o << "block 1.." << d.block_max << ", dcp 2.." << d.dcp_max << " under DCP (else 1), interleave | block";
+  if (d.interleave_max < d.block_max) o << " (<= " << d.interleave_max << ")";
+  if (d.workspace_pin)
+    o << ", workspace " << d.workspace_pin;
+  else if (d.workspace_max == 0)
+    o << ", S any >= 1 (the engine's chunk size / capacity config, not its default)";
+  else
+    o << ", workspace 1.." << d.workspace_max;
+  o << ", ctx 0.." << d.ctx_max << "; batch rules: n = 1.." << d.prefills_max << " requests (G-4: 2..)";
+  return o.str();
 }
 
 int engine_num_splits(Version v, InvariantId id, const Domain& d) {

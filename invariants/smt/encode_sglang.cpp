@@ -16,7 +16,7 @@ void encode_sglang_G10(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
     return;
   }
   const EngineCommon c = make_engine_common(ctx, enc, d, key.version, true);
-  const std::vector<expr> cxs = engine_contexts(ctx, enc, n, 0, 64);
+  const std::vector<expr> cxs = engine_contexts(ctx, enc, d, n, 0, 64);
   expr total = ctx.int_val(0), want = ctx.int_val(0);
   const expr r = ctx.int_const("rank");
   fact(enc, r >= 0 && r < c.W, {r});
@@ -30,7 +30,7 @@ void encode_sglang_G10(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
   enc.shown.insert(enc.shown.end(), {{"strided_rows", have}, {"get_dcp_lens_sum", want}});
   engine_goal(enc, sc, "strided-read", "rank r's every-W-th read of the concatenated prefixes = sum_i get_dcp_lens",
               have == want);
-  enc.method = "closed query, n = " + std::to_string(n) + " requests (bounded batch), symbolic W/r/C/prefixes";
+  enc.method = "closed query per batch size n (bounded batch), symbolic W/r/C/prefixes";
   enc.to_case = engine_batch_case(c, cxs, key);
 }
 
@@ -43,7 +43,7 @@ void encode_sglang_G4(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const D
     return;
   }
   const EngineCommon c = make_engine_common(ctx, enc, d, key.version, false);
-  const std::vector<expr> cxs = engine_contexts(ctx, enc, n, 0, 1 << 12);
+  const std::vector<expr> cxs = engine_contexts(ctx, enc, d, n, 0, 1 << 12);
   const expr cl = steps::rect_chunk_len(c.S, ctx.int_val(n)), cc = ctx.int_const("chunk");
   fact(enc, cc >= 0, {cc});
   expr longest = ctx.int_val(0), nonempty = ctx.bool_val(true);
@@ -55,7 +55,7 @@ void encode_sglang_G4(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const D
   enc.built = cl >= 1;  // else chunk_len = 0 and the next step divides by it (G-1)
   engine_goal(enc, sc, "no-zero-kv", "every request of an existing chunk c (c*chunk_len < longest) has kv_len >= 1",
               z3::implies(cl >= 1 && cc * cl < longest, nonempty));
-  enc.method = "closed query, n = " + std::to_string(n) + " requests (bounded batch), symbolic C/prefixes/chunk";
+  enc.method = "closed query per batch size n (bounded batch), symbolic C/prefixes/chunk";
   enc.to_case = engine_batch_case(c, cxs, key);
 }
 

@@ -13,7 +13,7 @@ void encode_trtllm_I4(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const D
   const EngineCommon c = make_engine_common(ctx, enc, d, key.version, false);
   const expr k4 = ctx.int_const("max_num_tokens");
   fact(enc, k4 >= 1 && c.S == ctx.int_val(kTrtllmBufferBatchSize) * k4, {c.S, k4});  // trtllm_init's rule
-  const std::vector<expr> cxs = engine_contexts(ctx, enc, n, 1, 1 << 12);
+  const std::vector<expr> cxs = engine_contexts(ctx, enc, d, n, 1, 1 << 12);
   const expr cc = ctx.int_const("loop");
   fact(enc, cc >= 0, {cc});
   expr rows = ctx.int_val(0), exists = ctx.bool_val(true);
@@ -47,7 +47,7 @@ void encode_trtllm_I4(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const D
   enc.shown.insert(enc.shown.end(), {{"loop", cc}, {"loop_rows", rows}});
   engine_goal(enc, sc, "loop-budget", "an existing loop's rows fit the context K/V workspace: rows <= S",
               z3::implies(exists, rows <= c.S));
-  enc.method = "closed query, n = " + std::to_string(n) + " requests (bounded batch), symbolic S/contexts/loop";
+  enc.method = "closed query per batch size n (bounded batch), symbolic S/contexts/loop";
   enc.to_case = engine_batch_case(c, cxs, key);
 }
 

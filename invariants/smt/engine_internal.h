@@ -30,9 +30,9 @@ Case engine_base_case(const z3::model& m, const EngineCommon& c, const TaskKey& 
 // The case of a batch: the engine keys and one request per context (q = 16: prefills).
 std::function<Case(const z3::model&)> engine_batch_case(const EngineCommon& c, const std::vector<expr>& cxs,
                                                         const TaskKey& key);
-// n symbolic context lengths ctx0.. >= min_ctx (shown, with the search hint ctx <= hint_max).
-std::vector<expr> engine_contexts(z3::context& ctx, Encoding& enc, std::int64_t n, std::int64_t min_ctx,
-                                  std::int64_t hint_max);
+// n symbolic context lengths ctx0.. in [min_ctx, ctx_max] (shown, with the search hint ctx <= hint_max).
+std::vector<expr> engine_contexts(z3::context& ctx, Encoding& enc, const Domain& d, std::int64_t n,
+                                  std::int64_t min_ctx, std::int64_t hint_max);
 // The encoding's goal: a direct closed step over every non-bound domain fact and every witness
 // definition so far (build the goal's terms first), and the earlier steps `earlier` (a lemma
 // chain's); definedness gets the same hypotheses.

@@ -245,7 +245,8 @@ class RowTable {
       case Status::proved:
         ++r.cases_proved;
         if (!o.unbounded) ++bounded_cases_[ri];
-        methods_[ri].insert(label + ": " + o.method);
+        // The engines' batch cases share one method (finish_row names the split once).
+        methods_[ri].insert(engine_family(k.version) ? o.method : label + ": " + o.method);
         break;
       case Status::not_applicable: ++na_cases_[ri]; break;
       case Status::counterexample:
@@ -276,7 +277,7 @@ class RowTable {
     r.version = v;
     r.platform = p;
     r.invariant = id;
-    r.domain = opts_.domain.describe();
+    r.domain = engine_family(v) ? engine_describe(opts_.domain) : opts_.domain.describe();
     std::string why;
     if (!applicable(v, id, &why)) {
       r.status = Status::not_applicable;
@@ -337,6 +338,9 @@ class RowTable {
     if (chain || engine_family(r.version)) {
       r.method.clear();
       for (const auto& m : methods_[i]) r.method += (r.method.empty() ? "" : " | ") + m;
+      if (engine_family(r.version) && r.cases > 1)
+        r.method += "; split " + split_label(r.version, r.invariant, 0, opts_.domain) + " .. " +
+                    split_label(r.version, r.invariant, r.cases - 1, opts_.domain);
     } else if (packed)
       r.method = "split grid, " + std::to_string(r.cases) +
                  " concrete (B, W, I) cases, one arbitrary greedy step (induction), symbolic S/ctx/start/rows";
