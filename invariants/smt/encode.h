@@ -85,4 +85,13 @@ std::string split_label(Version v, InvariantId id, int split, const Domain& d);
 
 Encoding encode(z3::context& ctx, Z3Scope& scope, const TaskKey& key, const Domain& d);
 
+// The other engines' families (encode_engines.cpp): whether the version is one, whether the
+// prover encodes the invariant for it (else why), its split cases and their labels, its encoding.
+bool engine_family(Version v);
+std::string engine_describe(const Domain& d);  // the domain as the engines' encoders read it
+bool engine_encoded(Version v, InvariantId id, std::string* why);
+int engine_num_splits(Version v, InvariantId id, const Domain& d);
+std::string engine_split_label(Version v, InvariantId id, int split, const Domain& d);
+Encoding encode_engine(z3::context& ctx, Z3Scope& scope, const TaskKey& key, const Domain& d);
+
 }  // namespace cp::smt

@@ -170,6 +170,7 @@ bool encoded(Version v, InvariantId id, std::string* why) {
     if (why) *why = w;
     return false;
   };
+  if (engine_family(v)) return engine_encoded(v, id, why);
   switch (id) {
     case I8_local_length_bookkeeping:
       if (info(v).is_packed()) break;  // (a) the sum over ranks, (b) per rank
@@ -244,7 +245,8 @@ class RowTable {
       case Status::proved:
         ++r.cases_proved;
         if (!o.unbounded) ++bounded_cases_[ri];
-        methods_[ri].insert(label + ": " + o.method);
+        // The engines' batch cases share one method (finish_row names the split once).
+        methods_[ri].insert(engine_family(k.version) ? o.method : label + ": " + o.method);
         break;
       case Status::not_applicable: ++na_cases_[ri]; break;
       case Status::counterexample:
@@ -275,7 +277,7 @@ class RowTable {
     r.version = v;
     r.platform = p;
     r.invariant = id;
-    r.domain = opts_.domain.describe();
+    r.domain = engine_family(v) ? engine_describe(opts_.domain) : opts_.domain.describe();
     std::string why;
     if (!applicable(v, id, &why)) {
       r.status = Status::not_applicable;
@@ -333,9 +335,12 @@ class RowTable {
     const bool chain = std::any_of(methods_[i].begin(), methods_[i].end(),
                                    [](const std::string& m) { return m.find("lemma chain") != std::string::npos; });
     r.unbounded = r.status == Status::proved && bounded_cases_[i] == 0 && opts_.domain.workspace_max == 0;
-    if (chain) {
+    if (chain || engine_family(r.version)) {
       r.method.clear();
       for (const auto& m : methods_[i]) r.method += (r.method.empty() ? "" : " | ") + m;
+      if (engine_family(r.version) && r.cases > 1)
+        r.method += "; split " + split_label(r.version, r.invariant, 0, opts_.domain) + " .. " +
+                    split_label(r.version, r.invariant, r.cases - 1, opts_.domain);
     } else if (packed)
       r.method = "split grid, " + std::to_string(r.cases) +
                  " concrete (B, W, I) cases, one arbitrary greedy step (induction), symbolic S/ctx/start/rows";

@@ -183,5 +183,6 @@ const FamilyInfo sglang_family{
     .movement = &detail::sglang_chunk_movement,
     .plans_every_request = true,     // chunk_len = C // self.batch_size over the extend batch (G2)
     .send_buffers_per_chunk = true,  // all_gather_kv_cache_for_dcp pads and gathers into new tensors (G6)
+    .smt_encoded = true,             // invariants/smt/encode_sglang.cpp
 };
 }  // namespace cp

@@ -88,5 +88,6 @@ const FamilyInfo tokenspeed_family{
     .movement = &detail::tokenspeed_chunk_movement,
     .plans_every_request = true,     // chunk_len = capacity // len(prefix_lens_cpu), every extend (get_chunks_paged)
     .send_buffers_per_chunk = true,  // torch.zeros(padded_local_tokens) and the all-gather per chunk (T1)
+    .smt_encoded = true,             // invariants/smt/encode_tokenspeed.cpp
 };
 }  // namespace cp

@@ -99,5 +99,6 @@ const FamilyInfo trtllm_family{
     .init = &detail::trtllm_init,
     .plan = &detail::plan_trtllm,
     .movement = &vllm_chunk_movement,  // one token-granular gather per piece, no exchange
+    .smt_encoded = true,               // invariants/smt/encode_trtllm.cpp
 };
 }  // namespace cp

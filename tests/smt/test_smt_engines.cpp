@@ -1,0 +1,104 @@
+// The prover on the other engines' families (issue 27 item 3): per family, the true rule proves
+// (unbounded: no upper bound of the domain assumed) on the fixed row, and each bug of
+// other-engines.md comes back as a counterexample whose case line replays through the planner
+// to a violation of the same invariant. A removed encoding reads "not encoded" and fails these.
+#include <gtest/gtest.h>
+
+#include "invariants/catalogue.h"
+#include "invariants/smt/prover.h"
+#include "reference/caseio/case.h"
+
+namespace cp::smt {
+namespace {
+
+ProveOptions one(Version v, InvariantId id, std::int64_t prefills = 4) {
+  ProveOptions o;
+  o.versions = {v};
+  o.platforms = {Platform::rocm};
+  o.invariants = {id};
+  o.jobs = 1;
+  o.rlimit = 40'000'000;  // deterministic; the watchdog (3 x timeout + 10 s) only catches a stuck Z3
+  o.timeout_s = 60;
+  o.domain.prefills_max = prefills;  // the batch rules' cases n = 1..prefills (G-4: 2..)
+  return o;
+}
+
+ProveResult row(const ProveOptions& o) {
+  const auto rows = prove(o);
+  EXPECT_EQ(rows.size(), 1u);
+  return rows.empty() ? ProveResult{} : rows[0];
+}
+
+void expect_proved_unbounded(Version v, InvariantId id) {
+  const ProveResult r = row(one(v, id));
+  EXPECT_EQ(r.status, Status::proved) << name(v) << " " << info(id).tag << ": " << r.detail;
+  EXPECT_TRUE(r.unbounded) << r.method;
+}
+
+// The row is a counterexample, the planner confirms it, and its replay violates `id` itself.
+Case expect_counterexample(Version v, InvariantId id, std::int64_t prefills = 4) {
+  const ProveResult r = row(one(v, id, prefills));
+  EXPECT_EQ(r.status, Status::counterexample) << name(v) << " " << info(id).tag << ": " << r.detail;
+  EXPECT_FALSE(r.encoding_disagrees) << r.replay;
+  if (r.case_line.empty()) return {};
+  const Case c = parse_case(r.case_line);
+  EXPECT_EQ(c.version, v);
+  EXPECT_TRUE(evaluate(c).violated(id)) << r.case_line;
+  return c;
+}
+
+TEST(SmtEngines, AtomWindowBudgetRefutedAndFixProves) {
+  for (Version v : {Version::atom_pre2113, Version::atom_current}) {
+    const Case c = expect_counterexample(v, InvariantId::A7_atom_window_budget);
+    if (c.ctx.empty()) continue;
+    // A-B1: the promise fails exactly when S < n*W*B (the window is floored at B).
+    EXPECT_LT(*c.workspace, static_cast<std::int64_t>(c.ctx.size()) * c.dcp * c.block) << print_case(c);
+  }
+  expect_proved_unbounded(Version::atom_fixed, InvariantId::A7_atom_window_budget);
+}
+
+TEST(SmtEngines, TokenSpeedTruncatingModuloRefutedAndFloorProves) {
+  const Case c = expect_counterexample(Version::tokenspeed_compact, InvariantId::T3_tokenspeed_first_owned);
+  if (!c.ctx.empty()) {
+    // T-B1 needs a span that starts off the rank grid: s mod W != 0 (chunk 1 starts at C).
+    EXPECT_NE(*c.workspace % c.dcp, 0) << print_case(c);
+  }
+  expect_proved_unbounded(Version::tokenspeed_compact_fixed, InvariantId::T3_tokenspeed_first_owned);
+  expect_proved_unbounded(Version::tokenspeed_pr1162, InvariantId::T3_tokenspeed_first_owned);
+}
+
+TEST(SmtEngines, SGLangStridedPremiseAndZeroKvRowsRefuted) {
+  const Case c = expect_counterexample(Version::sglang_oneshot_dcp, InvariantId::G10_sglang_strided_premise);
+  if (!c.ctx.empty()) {
+    // The one-shot path (sum of prefixes <= C) with two or more requests: rank 0 crashes.
+    EXPECT_GE(c.ctx.size(), 2u);
+    const Evaluation ev = evaluate(c);
+    ASSERT_NE(ev.first_assert(), nullptr) << print_case(c);
+    EXPECT_NE(ev.first_assert()->which.find("shape mismatch"), std::string::npos) << ev.first_assert()->which;
+  }
+  expect_counterexample(Version::sglang_pre22688, InvariantId::G4_sglang_zero_kv_rows);
+  // The chunked path's owner-mask read has no premise; #22688's flag guards the zero-KV rows.
+  EXPECT_EQ(row(one(Version::sglang_current, InvariantId::G10_sglang_strided_premise)).status, Status::not_applicable);
+  EXPECT_EQ(row(one(Version::sglang_current, InvariantId::G4_sglang_zero_kv_rows)).status, Status::not_applicable);
+}
+
+TEST(SmtEngines, TrtllmLoopBudgetRefutedBeforePackingAndProvedWithIt) {
+  // per-request columns of S/4 rows overflow S only with more than 4 contexts in a loop:
+  // n = 1..4 proves (the bounded batch is honest), n = 5 refutes.
+  EXPECT_EQ(row(one(Version::trtllm_pre7477, InvariantId::I4_global_row_budget, 4)).status, Status::proved);
+  const Case cols = expect_counterexample(Version::trtllm_pre7477, InvariantId::I4_global_row_budget, 6);
+  if (!cols.ctx.empty()) {
+    EXPECT_GE(cols.ctx.size(), 5u) << print_case(cols);
+  }
+  expect_counterexample(Version::trtllm_sm90_pre19269, InvariantId::I4_global_row_budget);
+  expect_proved_unbounded(Version::trtllm_current, InvariantId::I4_global_row_budget);
+}
+
+TEST(SmtEngines, UnencodedRulesSayWhy) {
+  const ProveResult r = row(one(Version::atom_fixed, InvariantId::I3_coverage));
+  EXPECT_EQ(r.status, Status::not_encoded);
+  EXPECT_NE(r.detail.find("atom"), std::string::npos) << r.detail;
+}
+
+}  // namespace
+}  // namespace cp::smt
