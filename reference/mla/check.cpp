@@ -74,6 +74,10 @@ std::vector<Row> build_workspace(const Inputs& in, const Plan& p, const Chunk& c
                                 std::string(p.version_info().family->name) +
                                 " family's spans are not context (FamilyInfo::spans_are_context): checked by the "
                                 "invariants, not run by the numerics");
+  if (p.pcp)
+    throw std::invalid_argument(
+        "the CPU numerics attend the case's requests; a pcp plan's requests are one rank's "
+        "PCP rows (Plan::pcp): checked by the invariants, not run by the numerics yet");
   const ChunkMovement m = chunk_movement(p, ch);
   require_vllm_shaped(m, "the CPU numerics");
   std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));
