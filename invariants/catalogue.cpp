@@ -20,14 +20,14 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = family,
      .rule = "vLLM's DCP workspace layout R = S + S/W (the builder's init assert)",
      .dcp_only = true,
-     .families = "floor-divide,packed"},
+     .families = "floor-divide,packed,pcp"},
     {.id = I2_nonempty_chunk_width,
      .tag = "I-2",
      .name = "I2_nonempty_chunk_width",
      .summary = "the chunk width (M or Mmax) is positive",
      .scope = family,
      .rule = "the planner's chunk width (floor-divide: M, packed: Mmax)",
-     .families = "floor-divide,packed"},
+     .families = "floor-divide,packed,pcp"},
     {.id = I3_coverage,
      .tag = "I-3",
      .name = "I3_coverage",
@@ -47,7 +47,7 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .summary = "with the page-rounding gather kernel, every start is a multiple of B",
      .scope = family,
      .rule = "the page-rounding gather kernel (batch grid, starts rounded down to the page)",
-     .families = "floor-divide,packed"},
+     .families = "floor-divide,packed,pcp"},
     {.id = I6_virtual_block_alignment,
      .tag = "I-6",
      .name = "I6_virtual_block_alignment",
@@ -55,7 +55,7 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = family,
      .rule = "vLLM's DCP gather: chunk boundaries on virtual blocks",
      .dcp_only = true,
-     .families = "floor-divide,packed,atom"},  // ATOM's windows start at multiples of B*W
+     .families = "floor-divide,packed,pcp,atom"},  // ATOM's windows start at multiples of B*W
     {.id = I7_local_row_budget,
      .tag = "I-7",
      .name = "I7_local_row_budget",
@@ -85,7 +85,7 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = family,
      .rule = "cp_gather_cache's start semantics",
      .dcp_only = true,
-     .families = "floor-divide,packed"},
+     .families = "floor-divide,packed,pcp"},
     {.id = I11_config_validity,
      .tag = "I-11",
      .name = "I11_config_validity",
@@ -98,14 +98,14 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .summary = "no two empty partials meet in a Triton merge (NaN)",
      .scope = universal,
      .rule = "an empty span gives (0, -inf) to the merge, never NaN",
-     .families = "floor-divide,packed"},
+     .families = "floor-divide,packed,pcp"},
     {.id = I13_context_prefix,
      .tag = "I-13",
      .name = "I13_context_prefix",
      .summary = "context-free prefill tokens are identified correctly for the final merge",
      .scope = universal,
      .rule = "an empty span gives (0, -inf) to the final merge",
-     .families = "floor-divide,packed"},
+     .families = "floor-divide,packed,pcp"},
     // ---- The other engines' own rules (other-engines.md; engine_checks.cpp), one family each ----
     {.id = A3_atom_window_coverage,
      .tag = "A-3",
@@ -235,6 +235,42 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = family,
      .rule = "vLLM's profile-run kv_b_proj reservation vs S_sparse (#57170)",
      .families = "packed"},
+    {.id = P1_pcp_row_coverage,
+     .tag = "P-1",
+     .name = "P1_pcp_row_coverage",
+     .summary = "each prefill's new tokens [N, N+q) are on exactly one rank's rows (a replicated row counts once)",
+     .scope = family,
+     .rule = "vLLM's PCPManager DualChunkSwap partition",
+     .families = "pcp"},
+    {.id = P2_pcp_row_shape,
+     .tag = "P-2",
+     .name = "P2_pcp_row_shape",
+     .summary = "a prefill has at most two rows per rank (pieces r and 2P-1-r)",
+     .scope = family,
+     .rule = "vLLM's PCPManager DualChunkSwap partition",
+     .families = "pcp"},
+    {.id = P4_pcp_decodes_replicated,
+     .tag = "P-4",
+     .name = "P4_pcp_decodes_replicated",
+     .summary = "every decode is the same row on every PCP rank",
+     .scope = family,
+     .rule = "vLLM's PCPManager: decodes are not split",
+     .families = "pcp"},
+    {.id = P9_pcp_decodes_first,
+     .tag = "P-9",
+     .name = "P9_pcp_decodes_first",
+     .summary = "on every rank the decode rows precede the prefill rows (split_decodes_and_prefills' boundary)",
+     .scope = family,
+     .rule = "the MLA builders' batch split over the PCP manager's row order (PB-2)",
+     .families = "pcp"},
+    {.id = P13_pcp_collective_symmetry,
+     .tag = "P-13",
+     .name = "P13_pcp_collective_symmetry",
+     .summary = "every DCP rank enters the context path alike, with the same all-gathers per chunk",
+     .scope = family,
+     .rule = "v6's DCP KV all-gather over rank-local PCP rows (#53573)",
+     .dcp_only = true,
+     .families = "pcp"},
 }};
 
 }  // namespace
@@ -300,8 +336,10 @@ bool applies_to(const InvariantInfo& row, std::string_view family) {
   return false;
 }
 
-InvariantResult check(InvariantId id, const Batch& b, const Plan& p, Level level) {
+InvariantResult check(InvariantId id, const Batch& batch, const Plan& p, Level level) {
   using namespace detail;
+  // Under PCP the plan's requests are the selected rank's rows (plan.h: batch_of).
+  const Batch b = p.pcp ? Batch(p.pcp->batch_ctx, p.pcp->batch_q) : batch;
   // The row says whether the invariant needs DCP: the checks themselves assume W > 1.
   if (info(id).dcp_only && !p.is_dcp()) return Sink(id).not_applicable("no DCP (dcp=1)");
   if (!applies_to(info(id), p.version_info().family->name))
@@ -343,6 +381,11 @@ InvariantResult check(InvariantId id, const Batch& b, const Plan& p, Level level
     case D5_gathered_shard_cover: return check_D5(b, p);
     case D7_gathered_layout: return check_D7(b, p);
     case Z1_profile_reservation: return check_Z1(b, p);
+    case P1_pcp_row_coverage: return check_P1(b, p);
+    case P2_pcp_row_shape: return check_P2(b, p);
+    case P4_pcp_decodes_replicated: return check_P4(b, p);
+    case P9_pcp_decodes_first: return check_P9(b, p);
+    case P13_pcp_collective_symmetry: return check_P13(b, p);
   }
   return {};
 }

@@ -49,8 +49,15 @@ enum class InvariantId {
   D5_gathered_shard_cover,
   D7_gathered_layout,
   Z1_profile_reservation,
+  // vllm-pcp-and-sparse.md §1.8: the PCP virtual rows' own rules (P-3, P-10 and P-11 hold by
+  // construction of the model; P-5..P-8 concern the KV write and restore, not the planner).
+  P1_pcp_row_coverage,
+  P2_pcp_row_shape,
+  P4_pcp_decodes_replicated,
+  P9_pcp_decodes_first,
+  P13_pcp_collective_symmetry,
 };
-inline constexpr int kNumInvariants = 30;
+inline constexpr int kNumInvariants = 35;
 // The I- rows (the vLLM spec's §6 numbering): parse_invariant's bare numbers name these.
 inline constexpr int kNumNumberedInvariants = 13;
 

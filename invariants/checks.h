@@ -40,6 +40,12 @@ InvariantResult check_E6(const Batch&, const Plan&);
 InvariantResult check_D5(const Batch&, const Plan&);
 InvariantResult check_D7(const Batch&, const Plan&);
 InvariantResult check_Z1(const Batch&, const Plan&);
+// vLLM's PCP virtual rows (pcp_checks.cpp).
+InvariantResult check_P1(const Batch&, const Plan&);
+InvariantResult check_P2(const Batch&, const Plan&);
+InvariantResult check_P4(const Batch&, const Plan&);
+InvariantResult check_P9(const Batch&, const Plan&);
+InvariantResult check_P13(const Batch&, const Plan&);
 
 // The strategy of a token-walking check (I-9, I-11) on one plan: walk tokens, or decide at
 // interval level. Level::automatic walks tokens up to 2^22 simulated rows and context tokens.

@@ -116,6 +116,8 @@ constexpr std::array<std::int64_t, 14> kCtx{1000, 0,    100,   500,   300,   64,
 constexpr std::array<std::int64_t, 8> kQ{4, 16, 8, 1, 2, 32, 3, 64};
 constexpr std::array<std::int64_t, 4> kCompressRatio{4, 1, 128, 2};
 constexpr std::array<std::int64_t, 4> kLogitsMb{512, 256, 1, 64};
+constexpr std::array<std::int64_t, 5> kPcp{2, 4, 8, 1, 3};
+constexpr std::array<std::int64_t, 4> kTp{1, 2, 4, 8};
 
 template <class IO>
 void schema(IO& io, Case& c, const Selection& sel) {
@@ -145,6 +147,29 @@ void schema(IO& io, Case& c, const Selection& sel) {
   std::int64_t il = pick(io, c.interleave, kInterleave, 1, L::max_block);
   if (il > c.block || c.block % il != 0) il = std::gcd(il, c.block);  // I-11: I divides B
   c.interleave = info_v.supports_interleave ? il : 1;
+
+  // The pcp family's keys (other versions take none): P from the spec's domain {1, 2, 3, 4, 8}, the
+  // rank whose plan the universal checks see, TP; then dcp moved into the version's rule (Q6:
+  // {1, P, TP*P}; PCP-A: {1, P}) so that every decoded pcp case is one the engine accepts.
+  key(io, "pcp");
+  const std::int64_t pcp = pick(io, c.pcp.value_or(2), kPcp, 1, 16);
+  key(io, "pcp_rank");
+  const std::int64_t pcp_rank = io.range(c.pcp_rank.value_or(0), 0, 15);
+  key(io, "tp");
+  std::int64_t tp = pick(io, c.tp.value_or(1), kTp, 1, 16);
+  c.pcp.reset();
+  c.pcp_rank.reset();
+  c.tp.reset();
+  c.prefilling.clear();
+  if (info_v.family == &pcp_family) {
+    c.pcp = pcp;
+    if (pcp_rank % pcp != 0) c.pcp_rank = pcp_rank % pcp;
+    const bool a_rule = info_v.pcp.dcp_rule == PcpDcpRule::one_or_pcp;
+    if (pcp > 1 && c.dcp > 1 && c.dcp != pcp && (a_rule || c.dcp != tp * pcp))
+      c.dcp = a_rule || c.dcp % 2 == 0 ? pcp : tp * pcp;
+    if (pcp == 1 && tp % c.dcp != 0) tp = c.dcp;
+    if (tp != 1) c.tp = tp;
+  }
 
   // The sparse indexer's keys (its other versions take the defaults): rho from DeepSeek V4's
   // ratios, the logits budget from the default (512, unset) and smaller ones.
@@ -258,7 +283,8 @@ void decode_case_into(FuzzedDataProvider& fdp, const Selection& sel, Case& c) {
   schema(r, c, sel);
   if (!sel.pins.empty()) apply_pins(sel.pins, c);
   // vLLM's batch order (a no-op, skipped, when every decode already precedes every prefill, as in
-  // the cases encode_case wrote).
+  // the cases encode_case wrote). A PCP manager takes the global batch in its input order (PB-2).
+  if (info(c.version).family->partitions_global_batch) return;
   bool prefill_seen = false;
   for (auto x : c.q) {
     if (x > 1) {

@@ -39,9 +39,16 @@ std::int64_t estimated_plan_entries(const Case& c) {
     max_ctx = std::max(max_ctx, x);
     total += x;
   }
-  const auto P = static_cast<std::int64_t>(c.ctx.size());
+  auto P = static_cast<std::int64_t>(c.ctx.size());
+  if (c.pcp) {  // every rank plans up to 2 rows per request, contexts up to N + q: about 2N + q rows
+    total = 0;
+    for (std::size_t i = 0; i < c.ctx.size(); ++i) total += 2 * c.ctx[i] + c.q[i];
+    total *= *c.pcp;
+    P *= 2 * *c.pcp;
+    n = P;
+  }
   if (n == 0 || s <= 0) return P;
-  if (!info(c.version).is_packed()) {  // K = cdiv(max_ctx, M) chunks, every prefill in every chunk
+  if (!info(c.version).is_packed() && !c.pcp) {  // K = cdiv(max_ctx, M) chunks, every prefill in every chunk
     const std::int64_t width = std::max<std::int64_t>(1, s / n);
     return (max_ctx / width + 1) * P;
   }

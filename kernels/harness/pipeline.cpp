@@ -388,6 +388,10 @@ std::int64_t workspace(State& s, const ChunkRef& cr) {
   if (!s.plan.version_info().family->spans_are_context)
     throw std::invalid_argument("the GPU pipeline attends context spans; the " +
                                 std::string(s.plan.version_info().family->name) + " family's spans are not context");
+  if (s.plan.pcp)
+    throw std::invalid_argument(
+        "the GPU pipeline attends the case's requests; a pcp plan's requests are one rank's "
+        "PCP rows (Plan::pcp): not run on the GPU yet");
   const ChunkMovement mv = chunk_movement(s.plan, ch);  // the one description of the data path
   if (mv.exchange == Exchange::local_attend)
     throw std::invalid_argument(

@@ -110,6 +110,10 @@ const std::vector<CaseKey>& case_keys() {
       {"interleave", "DCP interleave I, must divide block (default 1)"},
       {"compress_ratio", "sparse indexer only: the indexer's compress ratio rho (DeepSeek V4: 4; default 1)"},
       {"max_logits_mb", "sparse indexer only: VLLM_SPARSE_INDEXER_MAX_LOGITS_MB, the logits budget (default 512)"},
+      {"pcp", "PCP family only: prefill context parallel size P (prefill_context_parallel_size), required there"},
+      {"pcp_rank", "PCP family only: the rank whose v6 plan is shown and checked (default 0; P- checks see all)"},
+      {"tp", "PCP family only: tensor parallel size, for the rule dcp in {1, pcp, tp*pcp} (default 1)"},
+      {"prefilling", "PCP family only: is_prefilling per request, 0/1 (default: decode iff q <= 1 and ctx > 0)"},
       {"ctx", "comma-separated context lengths, one per request (V*N: N requests of V), required"},
       {"q", "comma-separated new-token counts, one per request (V*N repeats), required"},
       {"asserts", "on | off: off models python -O (asserts stripped; default on)"},
@@ -125,6 +129,49 @@ const std::vector<CaseKey>& case_keys() {
 }
 
 namespace {
+// The PCP family's keys (vllm-pcp-and-sparse.md §1.6, §7): P, the rank, TP, is_prefilling, and
+// ParallelConfig's DCP rule (Q6: P > 1 => dcp in {1, P, TP*P}; PCP-A's manager: dcp in {1, P}).
+void validate_pcp(const Case& c, const VersionInfo& vi) {
+  if (vi.family != &pcp_family) {
+    for (auto [key, given] : {std::pair{"pcp", c.pcp.has_value()}, std::pair{"pcp_rank", c.pcp_rank.has_value()},
+                              std::pair{"tp", c.tp.has_value()}, std::pair{"prefilling", !c.prefilling.empty()}})
+      if (given)
+        throw CaseError(key,
+                        std::string("a key of the pcp family (pcp-a, pcp-b, pcp-c), not of ") + std::string(vi.name));
+    return;
+  }
+  if (!c.pcp) throw CaseError("pcp", "missing: " + std::string(vi.name) + " needs the PCP world size P");
+  check_range("pcp", *c.pcp, 1, CaseLimits::max_pcp);
+  if (c.pcp_rank) check_range("pcp_rank", *c.pcp_rank, 0, *c.pcp - 1);
+  const std::int64_t tp = c.tp.value_or(1);
+  if (c.tp) check_range("tp", tp, 1, CaseLimits::max_tp);
+  const std::int64_t P = *c.pcp;
+  if (P > 1 && c.dcp > 1) {
+    const bool a_rule = vi.pcp.dcp_rule == PcpDcpRule::one_or_pcp;
+    if (a_rule ? c.dcp != P : (c.dcp != P && c.dcp != tp * P))
+      throw CaseError("dcp", "dcp=" + std::to_string(c.dcp) + " with pcp=" + std::to_string(P) +
+                                 " tp=" + std::to_string(tp) + ": " + std::string(vi.name) + " accepts " +
+                                 std::string(name(vi.pcp.dcp_rule)) +
+                                 (a_rule ? " (PCPManager: decode context parallel must equal PCP)"
+                                         : " (ParallelConfig: DCP must be equal to PCP or TP x PCP)"));
+  }
+  if (P == 1 && tp % c.dcp != 0)
+    throw CaseError("dcp", "dcp=" + std::to_string(c.dcp) + " must divide tp=" + std::to_string(tp) +
+                               " when pcp=1 (ParallelConfig)");
+  if (!c.prefilling.empty()) {
+    if (c.prefilling.size() != c.ctx.size())
+      throw CaseError("prefilling", "has " + std::to_string(c.prefilling.size()) + " entries but ctx has " +
+                                        std::to_string(c.ctx.size()));
+    for (std::size_t i = 0; i < c.prefilling.size(); ++i) {
+      check_range("prefilling", c.prefilling[i], 0, 1);
+      if (c.prefilling[i] == 0 && c.ctx[i] == 0)
+        throw CaseError("prefilling",
+                        "request " + std::to_string(i) +
+                            " has ctx=0, so nothing of it is computed: it is prefilling (1), not a decode");
+    }
+  }
+}
+
 void check_decodes_lead(const Case& c) {
   std::size_t i = 0;
   while (i < c.q.size() && c.q[i] <= 1) ++i;
@@ -190,7 +237,9 @@ void validate_case(const Case& c) {
                                  " tokens (the token-level simulation would not fit)");
   }
   for (auto v : c.q) check_range("q", v, 1, CaseLimits::max_q);
-  check_decodes_lead(c);
+  validate_pcp(c, vi);
+  // A PCP manager partitions the global batch in its input order (PCP-B keeps it: PB-2).
+  if (!vi.family->partitions_global_batch) check_decodes_lead(c);
   check_range("heads", c.dims.heads, 1, CaseLimits::max_heads);
   check_range("kv_lora_rank", c.dims.kv_lora_rank, 1, CaseLimits::max_dim);
   check_range("rope_dim", c.dims.rope_dim, 0, CaseLimits::max_dim);
@@ -268,6 +317,10 @@ Case parse_case(std::string_view line) {
   if (auto s = take("interleave")) c.interleave = parse_int("interleave", *s);
   if (auto s = take("compress_ratio")) c.compress_ratio = parse_int("compress_ratio", *s);
   if (auto s = take("max_logits_mb")) c.max_logits_mb = parse_int("max_logits_mb", *s);
+  if (auto s = take("pcp")) c.pcp = parse_int("pcp", *s);
+  if (auto s = take("pcp_rank")) c.pcp_rank = parse_int("pcp_rank", *s);
+  if (auto s = take("tp")) c.tp = parse_int("tp", *s);
+  if (auto s = take("prefilling")) c.prefilling = parse_list("prefilling", *s);
   if (auto s = take("ctx")) c.ctx = parse_list("ctx", *s);
   if (auto s = take("q")) c.q = parse_list("q", *s);
   if (auto s = take("asserts")) {
@@ -311,6 +364,10 @@ std::string print_case(const Case& c) {
        " interleave=" + std::to_string(c.interleave);
   if (c.compress_ratio != 1) s += " compress_ratio=" + std::to_string(c.compress_ratio);
   if (c.max_logits_mb) s += " max_logits_mb=" + std::to_string(*c.max_logits_mb);
+  if (c.pcp) s += " pcp=" + std::to_string(*c.pcp);
+  if (c.pcp_rank) s += " pcp_rank=" + std::to_string(*c.pcp_rank);
+  if (c.tp) s += " tp=" + std::to_string(*c.tp);
+  if (!c.prefilling.empty()) s += " prefilling=" + join(c.prefilling);
   s += " ctx=" + join(c.ctx) + " q=" + join(c.q);
   if (!c.asserts) s += " asserts=off";
   const MlaDims preset = *dims_preset(c.dims.preset);

@@ -66,6 +66,14 @@ struct Case {
   // VLLM_SPARSE_INDEXER_MAX_LOGITS_MB (unset: 512 MiB, #36178).
   std::int64_t compress_ratio = 1;
   std::optional<std::int64_t> max_logits_mb;
+  // The PCP family only (vllm-pcp-and-sparse.md §1, §7): the PCP world size P
+  // (prefill_context_parallel_size), the rank whose v6 plan is the plan's chunks (unset: 0; the P-
+  // checks see every rank), the TP size of the dcp rule (unset: 1), and per request is_prefilling
+  // as 0/1 (empty: a request is a decode iff q <= 1 and ctx > 0). On other families: exit 2.
+  std::optional<std::int64_t> pcp;
+  std::optional<std::int64_t> pcp_rank;
+  std::optional<std::int64_t> tp;
+  std::vector<std::int64_t> prefilling;
   std::vector<std::int64_t> ctx;
   std::vector<std::int64_t> q;
   bool asserts = true;  // false models `python -O`: asserts stripped, corruption is silent
@@ -83,6 +91,8 @@ struct CaseLimits {
   static constexpr std::int64_t max_num_seqs = std::int64_t{1} << 16;
   static constexpr std::int64_t max_block = std::int64_t{1} << 20;
   static constexpr std::int64_t max_dcp = 1024;
+  static constexpr std::int64_t max_pcp = 64;
+  static constexpr std::int64_t max_tp = 1024;
   static constexpr std::int64_t max_requests = 4096;
   static constexpr std::int64_t max_ctx = (std::int64_t{1} << 31) - 1;
   static constexpr std::int64_t max_total_ctx = std::int64_t{1} << 34;  // 1024 requests x 2^24 (interval level)

@@ -100,6 +100,10 @@ std::vector<Row> build_workspace(const Inputs& in, const Plan& p, const ChunkMov
                                 std::string(p.version_info().family->name) +
                                 " family's spans are not context (FamilyInfo::spans_are_context): checked by the "
                                 "invariants, not run by the numerics");
+  if (p.pcp)
+    throw std::invalid_argument(
+        "the CPU numerics attend the case's requests; a pcp plan's requests are one rank's "
+        "PCP rows (Plan::pcp): checked by the invariants, not run by the numerics yet");
   if (!m.dcp) {
     std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));
     for (const auto& g : m.gather)

@@ -47,6 +47,10 @@ struct FamilyInfo {
   // ctx + q). Checks that compare spans with the batch's context (InvariantInfo::reads_context)
   // answer n/a on the other plans, and the numerics refuse them by name.
   bool spans_are_context = true;
+  // The family partitions the global batch into per-rank rows (PCP, vllm-pcp-and-sparse.md §1): the
+  // requests its plan's chunks and every check see are the selected rank's rows (Plan::pcp,
+  // batch_of), and the global batch keeps the engine's input order (decodes need not lead: PB-2).
+  bool partitions_global_batch = false;
   // The Z3 prover encodes this family's steps (invariants/smt/); `prove` refuses the others by name.
   bool smt_encoded = false;
 };

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/caseio/batch.h"
 #include "reference/caseio/case.h"
 #include "reference/planner/versions.h"
 
@@ -92,10 +93,18 @@ struct Plan {
   std::optional<std::int64_t> prefill_tokens_with_context;
   std::vector<std::pair<std::int64_t, std::int64_t>> empty_token_ranges;  // packed
   std::vector<std::string> notes;
+  // PCP (families/pcp): every rank's rows and collectives; the chunks above are rank pcp->rank's.
+  std::optional<PcpLayout> pcp;
 
   const VersionInfo& version_info() const { return info(version); }
   bool crashed() const;  // a FailureKind::crash is recorded
 };
+
+// The batch a plan's chunks index: the case's requests, or under PCP the selected rank's rows
+// (ctx = start, q = len). Every check and report reads this one (a view: both must outlive it).
+inline Batch batch_of(const Case& c, const Plan& p) {
+  return p.pcp ? Batch(p.pcp->batch_ctx, p.pcp->batch_q) : Batch(c);
+}
 
 // Query-token offset of each request in the step (the prefill query_start_loc).
 std::vector<std::int64_t> query_start_loc(const Case& c);

@@ -279,6 +279,11 @@ void make_plan_into(const Case& c, Plan& plan) {
   const VersionInfo& vi = info(c.version);
   record_geometry(c, plan);
   size_plan_workspace(c, plan);
+  // 2-3. A PCP family splits its rows per rank itself (its requests are rows, not the batch's).
+  if (vi.family->partitions_global_batch) {
+    vi.family->plan(c, plan);
+    return;
+  }
   split_batch(c, plan);
 
   // 3. No chunked-context metadata at all when no prefill has context.

@@ -21,6 +21,7 @@
 #include "reference/planner/families/gathered/family.h"
 #include "reference/planner/families/indexer/family.h"
 #include "reference/planner/families/packed/family.h"
+#include "reference/planner/families/pcp/family.h"
 #include "reference/planner/families/sglang/family.h"
 #include "reference/planner/families/tokenspeed/family.h"
 #include "reference/planner/families/trtllm/family.h"
@@ -55,6 +56,9 @@ enum class Version {
   indexer_dsv4,
   gathered_pr56157,
   gathered_vblock,
+  pcp_a,
+  pcp_b,
+  pcp_c,
 };
 
 struct VersionInfo {
@@ -76,6 +80,7 @@ struct VersionInfo {
   TrtllmRules trtllm{};             // read by the trtllm family only
   IndexerRules indexer{};           // read by the sparse-indexer family only
   GatheredRules gathered{};         // read by the sparse-gathered family only
+  PcpRules pcp{};                   // read by the pcp family only
 
   bool is_packed() const { return family == &packed_family; }
 };
@@ -340,6 +345,39 @@ inline constexpr std::array kVersions{
                 .supports_dcp = true,
                 .supports_interleave = true,
                 .gathered = {.rows_per_rank = GatheredRowsPerRank::cdiv_e_v_times_i}},
+    VersionInfo{.version = Version::pcp_a,
+                .name = "pcp-a",
+                .summary = "PCP virtual rows, older PCPManager (PCP-A): balanced DualChunkSwap pieces, rows sorted by "
+                           "(is_prefilling, start == 0, j, start), decodes on every rank, DCP == P when DCP > 1; each "
+                           "rank runs v6-current's packed planner over its rows",
+                .source = "vLLM pcp_manager.py copy (code-index 56944409800, Q2); tests Q3 (56188280196); #46570",
+                .family = &pcp_family,
+                .sizing = SizingRule::packed_v6,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .pcp = {.split = PcpSplit::balanced, .order = PcpOrder::sort_key, .dcp_rule = PcpDcpRule::one_or_pcp}},
+    VersionInfo{.version = Version::pcp_b,
+                .name = "pcp-b",
+                .summary = "PCPManager (PCP-B): ceil pieces cdiv(q, 2P), rows with is_prefilling and start == 0 moved "
+                           "last, decodes on every rank, DCP in {1, P, TP*P}; v6-current per rank (P-13 under DCP: "
+                           "#53573)",
+                .source = "vllm-project/vllm 0036d38d vllm/v1/worker/gpu/pcp_manager.py (Q1; same logic at 2bbe3005)",
+                .family = &pcp_family,
+                .sizing = SizingRule::packed_v6,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .pcp = {.split = PcpSplit::ceil, .order = PcpOrder::pure_prefill_last}},
+    VersionInfo{.version = Version::pcp_c,
+                .name = "pcp-c",
+                .summary = "PCPManager after #56157 (PCP-C): ceil pieces, every decode row first, prefill rows in "
+                           "request order on every rank, and under DCP a prefill whose ceil split has an empty piece "
+                           "replicated on every rank (inferred from tests); v6-current per rank",
+                .source = "vLLM test copies code-index 66529083865, 66602372702 (Q5; manager code not found); #56157",
+                .family = &pcp_family,
+                .sizing = SizingRule::packed_v6,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .pcp = {.split = PcpSplit::ceil, .order = PcpOrder::decodes_first, .replicate_short_under_dcp = true}},
 };
 // That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
 // take a comparison of an extern object's address with nullptr as a constant under ASan.

@@ -92,8 +92,9 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
   if (dcp) {
     os << "dcp       W=" << c.dcp << " I=" << c.interleave << " V=" << c.dcp * c.interleave
        << ", local context lengths per rank:\n";
+    const Batch b = batch_of(c, p);  // under PCP: the rank's rows
     for (int r : p.prefills)
-      os << "            request " << r << " (ctx " << c.ctx[static_cast<std::size_t>(r)] << "): ["
+      os << "            request " << r << " (ctx " << b.ctx[static_cast<std::size_t>(r)] << "): ["
          << join(p.local_ctx[static_cast<std::size_t>(r)]) << "]\n";
   }
   // Chunk table, summarised when large.

@@ -58,6 +58,8 @@ constexpr Notable kCases[] = {
      "version=v6-current platform=rocm max_model_len=163840 max_num_seqs=1024 block=64 dcp=8 interleave=64 "
      "ctx=150000,4000,0,90000 q=16,16,16,16",
      "ok"},
+    {"PCP row, #53573: pcp-b P=2 DCP=2, 2-token prompt",
+     "version=pcp-b platform=cuda workspace=1024 block=16 dcp=2 interleave=1 pcp=2 ctx=0 q=2", "violation P-13"},
     {"v5-packed sized, W=3",
      "version=v5-packed platform=cuda max_model_len=163840 max_num_seqs=256 block=64 dcp=3 interleave=1 "
      "ctx=70000,20000 q=8,8",

@@ -1,0 +1,188 @@
+// The PCP virtual-row family (vllm-pcp-and-sparse.md §1): the manager's rows per rank (§1.2, §1.3)
+// and v6-current's packed planner over each rank's rows (§1.7): a row (j, start, len) is one v6
+// request with context start and len query tokens, so a rank's two rows of one request gather
+// overlapping contexts and a row's context holds other ranks' new tokens of the step (P-3). The
+// plan's chunks are rank pcp_rank's v6 plan (the universal checks read it through batch_of);
+// every rank's rows and collectives go to plan.pcp for the P- checks.
+#include <algorithm>
+#include <tuple>
+
+#include "reference/dcp/ownership.h"
+#include "reference/planner/families/pcp/family.h"
+#include "reference/planner/planner_internal.h"
+
+namespace cp::detail {
+namespace {
+
+bool is_prefilling(const Case& c, std::size_t j) {
+  if (!c.prefilling.empty()) return c.prefilling[j] != 0;
+  return !(c.q[j] <= 1 && c.ctx[j] > 0);  // §7's default: a q <= 1 request with context decodes
+}
+
+// §1.2: the rows of rank r in generation order (global request order; piece r, then piece C-1-r).
+void generate_rows(const Case& c, const PcpRules& rules, Int P, Int r, std::vector<PcpRow>& rows) {
+  const Int C = P * 2;
+  const bool replicate = rules.replicate_short_under_dcp && c.dcp > 1;
+  for (std::size_t j = 0; j < c.q.size(); ++j) {
+    const Int N = c.ctx[j], q = c.q[j];
+    const int req = static_cast<int>(j);
+    if (!is_prefilling(c, j)) {  // decodes: one row on every rank (P-4)
+      rows.push_back({req, N.get(), q.get(), false});
+      continue;
+    }
+    if (replicate && steps::pcp_replicates(q, C)) {  // PCP-C under DCP: not split
+      rows.push_back({req, N.get(), q.get(), true});
+      continue;
+    }
+    for (const Int piece : {r, C - 1 - r}) {
+      const Int len = steps::pcp_piece_len(rules.split, q, C, piece);
+      if (len > 0)
+        rows.push_back({req, (N + steps::pcp_piece_offset(rules.split, q, C, piece)).get(), len.get(), true});
+    }
+  }
+}
+
+// §1.3: the manager's order of a rank's rows, and the dummy row of an empty rank.
+void order_rows(const Case& c, PcpOrder order, std::vector<PcpRow>& rows) {
+  const auto pure = [](const PcpRow& w) { return w.prefilling && w.start == 0; };
+  switch (order) {
+    case PcpOrder::sort_key:
+      std::stable_sort(rows.begin(), rows.end(), [&](const PcpRow& a, const PcpRow& b) {
+        const auto key = [&](const PcpRow& w) { return std::tuple(w.prefilling, pure(w), w.request, w.start); };
+        return key(a) < key(b);
+      });
+      break;
+    case PcpOrder::pure_prefill_last:
+      std::stable_partition(rows.begin(), rows.end(), [&](const PcpRow& w) { return !pure(w); });
+      break;
+    case PcpOrder::decodes_first:
+      std::stable_partition(rows.begin(), rows.end(), [](const PcpRow& w) { return !w.prefilling; });
+      break;
+  }
+  // PCP-A/B emit (0, N_0, 0) on a rank with no rows; PCP-C is taken to keep it (its code was not found).
+  if (rows.empty()) rows.push_back({0, c.ctx[0], 0, is_prefilling(c, 0)});
+}
+
+// split_decodes_and_prefills(..., treat_short_extends_as_decodes = not use_pcp): the first row
+// with more than one token or is_prefilling ends the decodes (P-11: a 1-token prefill row stays a
+// prefill; PB-2: a decode row after it goes down the prefill path).
+int decode_boundary(const std::vector<PcpRow>& rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].len > 1 || rows[i].prefilling) return static_cast<int>(i);
+  return static_cast<int>(rows.size());
+}
+
+// v6-current over one rank's rows, into `plan` (its geometry, workspace and init asserts set).
+void plan_rank(const Case& c, const PcpRank& rk, Plan& plan, Case& rc) {
+  rc = c;
+  rc.ctx.clear();
+  rc.q.clear();
+  for (const auto& w : rk.rows) {
+    rc.ctx.push_back(w.start);
+    rc.q.push_back(w.len);
+  }
+  plan.num_decodes = rk.num_decodes;
+  plan.prefills.clear();
+  plan.num_with_context = 0;
+  for (int i = rk.num_decodes; i < static_cast<int>(rk.rows.size()); ++i) {
+    plan.prefills.push_back(i);
+    if (rc.ctx[static_cast<std::size_t>(i)] > 0) ++plan.num_with_context;
+  }
+  plan.local_ctx.clear();
+  if (plan.is_dcp()) {  // DCP local lengths from the local rows (§1.4)
+    plan.local_ctx.resize(rk.rows.size());
+    for (int i : plan.prefills)
+      for (std::int64_t d = 0; d < plan.dcp; ++d)
+        plan.local_ctx[static_cast<std::size_t>(i)].push_back(
+            dcp_local_len(Int(rc.ctx[static_cast<std::size_t>(i)]), Int(plan.dcp), Int(d), Int(plan.interleave)).get());
+  }
+  if (plan.num_with_context == 0) {
+    plan.built = true;
+    return;
+  }
+  plan_packed(rc, plan);
+  if (plan.built) record_forward_asserts(plan);
+}
+
+// What rank rk's plan makes every DCP rank do: whether it enters the context path, and per chunk
+// the rows each DCP rank contributes to the all-gather (or gathers, without DCP).
+void summarise(const Plan& p, PcpRank& rk) {
+  rk.built = p.built;
+  rk.context_path = p.built && p.num_with_context > 0;
+  rk.gathered.clear();
+  for (const auto& ch : p.chunks) rk.gathered.push_back(p.is_dcp() ? ch.local_tokens() : ch.total_tokens());
+  rk.tokens = 0;
+  for (const auto& w : rk.rows) rk.tokens += w.len;
+}
+
+void plan_pcp(const Case& c, Plan& plan) {
+  const PcpRules& rules = plan.version_info().pcp;
+  const Int P = *c.pcp;
+  PcpLayout& L = plan.pcp.emplace();
+  L.size = P.get();
+  L.rank = static_cast<int>(c.pcp_rank.value_or(0));
+  L.tp = c.tp.value_or(1);
+  L.ranks.resize(static_cast<std::size_t>(P.get()));
+  for (Int r = 0; r < P; r = r + 1) {
+    PcpRank& rk = L.ranks[static_cast<std::size_t>(r.get())];
+    generate_rows(c, rules, P, r, rk.rows);
+    order_rows(c, rules.order, rk.rows);
+    rk.num_decodes = decode_boundary(rk.rows);
+  }
+  plan.packed = true;  // each rank's plan is v6-current's (packed planner, empty-range merge)
+  thread_local Case rc;
+  thread_local Plan other;
+  for (int r = 0; r < static_cast<int>(L.ranks.size()); ++r) {
+    if (r == L.rank) continue;
+    other = Plan{};
+    other.version = plan.version, other.platform = plan.platform, other.builder = plan.builder;
+    other.block = plan.block, other.dcp = plan.dcp, other.interleave = plan.interleave;
+    other.virtual_block = plan.virtual_block, other.merge = plan.merge, other.gather = plan.gather;
+    other.workspace = plan.workspace, other.workspace_rows = plan.workspace_rows, other.packed = true;
+    plan_rank(c, L.ranks[static_cast<std::size_t>(r)], other, rc);
+    summarise(other, L.ranks[static_cast<std::size_t>(r)]);
+    for (auto& a : other.asserts) {  // an assert on any rank stops every rank
+      if (plan_text()) a.detail = "pcp rank " + std::to_string(r) + ": " + a.detail;
+      plan.asserts.push_back(std::move(a));
+    }
+    for (auto& ch : other.chunks) return_chunk(std::move(ch));
+  }
+  PcpRank& mine = L.ranks[static_cast<std::size_t>(L.rank)];
+  plan_rank(c, mine, plan, rc);
+  summarise(plan, mine);
+  for (const auto& w : mine.rows) {
+    L.batch_ctx.push_back(w.start);
+    L.batch_q.push_back(w.len);
+  }
+  add_note(plan, [&] {
+    std::string s = "pcp rank " + std::to_string(L.rank) + " of " + std::to_string(L.size) + ": rows";
+    for (const auto& w : mine.rows)
+      s += " (" + std::to_string(w.request) + "," + std::to_string(w.start) + "," + std::to_string(w.len) +
+           (w.prefilling ? "" : ",decode") + ")";
+    return s + "; v6-current plans each row as a request (ctx = start, q = len); chunk requests are row indices";
+  });
+}
+
+// vLLM's builder __init__ as v6's (R = S + S/W, the init assert); the PCP manager's own checks are
+// case validation (exit 2: validate_case).
+void pcp_init(const Case& c, Plan& plan) { vllm_init(c, plan); }
+
+}  // namespace
+}  // namespace cp::detail
+
+#include "reference/planner/families/vllm/movement.h"
+
+namespace cp {
+const FamilyInfo pcp_family{
+    .name = "pcp",
+    .summary =
+        "vLLM prefill context parallel: each prefill cut into 2P DualChunkSwap pieces, rank r keeps pieces r and "
+        "2P-1-r as rows, decodes on every rank; every rank runs v6-current over its rows",
+    .models = "vLLM v1/worker/gpu/pcp_manager.py PCPManager (#46570, #56157) feeding mla_attention.py's v6 planner",
+    .init = &detail::pcp_init,
+    .plan = &detail::plan_pcp,
+    .movement = &vllm_chunk_movement,  // each rank's v6 movement over its rows
+    .interval_level = true,
+    .partitions_global_batch = true,
+};
+}  // namespace cp
