@@ -258,6 +258,10 @@ Plan plan_from_json(const Json& j, const Case& c, const Plan& model) {
   p.local_chunk = model.local_chunk;
   p.row_budget = model.row_budget;
   p.local_ctx = model.local_ctx;
+  // Not in the plan schema: the case fixes them (max_logits_mb, compress_ratio, the sizing rule).
+  p.logits_budget = model.logits_budget;
+  p.compress_ratio = model.compress_ratio;
+  p.profile_rows = model.profile_rows;
   const Reader r{j, ""};
   read_geometry(r, c, p);
   read_sizing_and_split(r, c, p);

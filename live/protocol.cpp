@@ -27,6 +27,8 @@ std::string request_line(const Case& c, std::int64_t id) {
                {"block", c.block},
                {"dcp", c.dcp},
                {"interleave", c.interleave},
+               {"compress_ratio", c.compress_ratio},  // the sparse indexer's (indexer-dsv4)
+               {"max_logits_mb", opt(c.max_logits_mb)},
                {"ctx", c.ctx},
                {"q", c.q},
                {"asserts", c.asserts}};

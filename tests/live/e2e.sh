@@ -56,5 +56,18 @@ check fuzz_finds_the_bug 1 "live v6-current/cuda diff" "$CP" fuzz --planner-cmd 
   --max-time 15 --minimize-time 2 --findings-dir "$WORK/fuzz" --no-status --seed 5
 check fuzz_libfuzzer_refused 2 "builtin" "$CP" fuzz --planner-cmd "$TP" --engine libfuzzer --max-time 1 \
   --findings-dir "$WORK/fuzz2"
+# audit --planner-cmd: the deployment's batch search through the planner; the bug is found with a
+# case line of the deployment and a replay command, the fixed planner is at best "not proved" (the
+# proof is of chunkproof's model), and --version must agree with --vllm.
+AUDIT_DEP="platform=cuda workspace=96 block=12 dcp=8 interleave=4"
+check audit_finds_the_bug 1 "^replay +chunkproof plan --planner-cmd '.*testplanner' --version v6-current --case 'version=v6-current platform=cuda workspace=96 block=12 dcp=8 interleave=4 ctx=" \
+  "$CP" audit --deployment "$AUDIT_DEP" --planner-cmd "$TP" --version v6-current --max-time 3 --no-prove
+check audit_fixed_planner_not_proved 3 "^verdict +NO FINDING \(not proved: the proof is of chunkproof's model\) on v6-current \(exit 3" \
+  "$CP" audit --deployment "$AUDIT_DEP" --planner-cmd "$TP --no-bug" --version v6-current --max-time 2 --no-prove
+check audit_json_live 1 '"verdict":"FINDING".*"live":\{"planner_cmd":"[^"]*testplanner","diff_version":"v6-current","cases":[1-9]' \
+  "$CP" audit --json --deployment "$AUDIT_DEP" --planner-cmd "$TP" --version v6-current --max-time 2 --no-prove
+check audit_version_clash 2 "--version v6-current: the deployment's --vllm is v5-packed" \
+  "$CP" audit --deployment "$AUDIT_DEP" --planner-cmd "$TP" --version v6-current --vllm v5-packed
+check audit_adapter_cannot_run 4 "cannot run here" "$CP" audit --deployment "$AUDIT_DEP" --planner-cmd "exit 4" --version v6-current
 [ "$fail" = 0 ] && echo "live e2e: all passed"
 exit "$fail"

@@ -57,6 +57,24 @@ TEST(PlanRead, OnlyThePlannersDecisionsAreRequired) {
   EXPECT_EQ(p.chunks[0].entries[0].kept, (std::vector<std::int64_t>{17, 16, 16, 16}));  // the reorg formula
 }
 
+// Regression: plan_from_json left compress_ratio = 1 and logits_budget = 0 (the plan schema does
+// not carry them), so every indexer-dsv4 plan read back broke E-6 (K ranges at rho = 1): the vLLM
+// adapter's campaign on vLLM 8bdc70ec7 reported E-6 on plans identical to the model's.
+TEST(PlanRead, TheIndexersBudgetsComeFromTheModel) {
+  const Case c = parse_case(
+      "version=indexer-dsv4 platform=cuda max_model_len=1024 max_num_seqs=64 block=64 compress_ratio=4 "
+      "max_logits_mb=1 ctx=0,1000 q=1024,24");
+  const Plan model = make_plan(c);
+  const Plan back = plan_from_json(written(c), c, model);
+  EXPECT_EQ(back.compress_ratio, 4);
+  EXPECT_EQ(back.logits_budget, model.logits_budget);
+  std::vector<InvariantResult> results;
+  Outcome outcome{};
+  evaluate_plan(c, back, results, outcome, Level::automatic);
+  EXPECT_EQ(outcome, evaluate(c).outcome) << print_case(c);
+  EXPECT_EQ(outcome, Outcome::ok);
+}
+
 void expect_schema_error(const std::string& text, const std::string& path, const Case& c) {
   try {
     plan_from_json(Json::parse(text), c, make_plan(c));

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "reference/caseio/deployment.h"
+#include "tools/chunkproof/audit_live.h"
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/json.h"
 #include "tools/chunkproof/report.h"
@@ -48,6 +49,11 @@ Serve flags read: --decode-context-parallel-size (-dcp), --block-size, --max-num
 must be a multiple of the DCP size), --max-num-batched-tokens (bounds a step's new tokens),
 --prefill-context-parallel-size (1 only), --attention-backend; VLLM_ATTENTION_BACKEND=X too.
 Other flags do not reach the planner and are listed as ignored.
+--planner-cmd CMD (docs/live.md): the search's batches are planned by your planner instead of
+chunkproof's model, checked with the invariants and, with --version V, diffed against the model
+of V (V is then the deployment's version); each kind of finding comes with a case line and a
+replay command. The proof stays on chunkproof's model (so the verdict is at best exit 3), and
+"fixed in" is not looked for.
 JSON (--json): one chunkproof.audit/1 object (docs/json.md).
 
 exit: 0 every batch holds (proved with the values pinned), 1 a batch breaks the deployment,
@@ -83,6 +89,7 @@ struct Search {
   std::optional<Evaluation> worst;
   std::map<std::string, long long> signatures;  // finding kind -> batches
   bool out_of_time = false;
+  AuditLive* live = nullptr;  // --planner-cmd: the batches go through the user's planner
 };
 
 struct Bounds {
@@ -111,6 +118,11 @@ bool try_batch(const Case& base, std::vector<std::int64_t> ctx, std::vector<std:
   c.q = std::move(q);
   try {
     validate_case(c);
+    if (s.live) {  // the user's planner plans the batch (audit_live.h)
+      ++s.batches;
+      if (const auto sig = audit_live_batch(*s.live, c)) ++s.findings, ++s.signatures[*sig];
+      return true;
+    }
     // Interval level: the same verdicts as `plan` (the violation maps use it), without the
     // token-level simulation of up to max_num_seqs x max_model_len positions.
     Evaluation ev = evaluate(c, Level::interval);
@@ -136,8 +148,10 @@ bool try_batch(const Case& base, std::vector<std::int64_t> ctx, std::vector<std:
   return true;
 }
 
-Search search(const Case& base, const Bounds& b, double budget, long long random_batches, std::uint64_t seed) {
+Search search(const Case& base, const Bounds& b, double budget, long long random_batches, std::uint64_t seed,
+              AuditLive* live) {
   Search s;
+  s.live = live;
   const auto t0 = Clock::now();
   auto q_for = [&](std::int64_t n) -> std::int64_t {
     std::int64_t q = 16;
@@ -169,7 +183,7 @@ Search search(const Case& base, const Bounds& b, double budget, long long random
   // 2. Random batches until the budget: leading decodes, prefills of any length, any q.
   std::mt19937_64 rng(seed);
   auto uni = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
-  for (long long k = 0; k < random_batches && !s.worst && since(t0) < budget; ++k) {
+  for (long long k = 0; k < random_batches && !s.findings && since(t0) < budget; ++k) {
     const std::int64_t n = uni(1, b.requests);
     const std::int64_t decodes = uni(0, 3) == 0 ? uni(0, n - 1) : 0;
     std::vector<std::int64_t> ctx, q;
@@ -307,6 +321,7 @@ struct AuditArgs {
   std::int64_t max_requests = 64;
   long long batches = 2000;  // random batches after the sweep, per version
   int jobs = 2;
+  AuditLive* live = nullptr;  // --planner-cmd
 };
 
 struct VersionVerdict {
@@ -317,6 +332,23 @@ struct VersionVerdict {
   int exit_code = kExitInconclusive;
 };
 
+// --planner-cmd: the proof is of chunkproof's model, never of the user's planner, so no finding is
+// at best "not proved"; a counterexample of the model is one more batch for the planner.
+void live_verdict(VersionVerdict& out, const AuditArgs& a) {
+  out.verdict = "NO FINDING (not proved: the proof is of chunkproof's model)";
+  out.exit_code = kExitInconclusive;
+  if (out.proof.status != "COUNTEREXAMPLE") return;
+  try {
+    if (const auto sig = audit_live_batch(*a.live, parse_case(out.proof.counterexample))) {
+      ++out.s.batches, ++out.s.findings, ++out.s.signatures[*sig];
+      out.verdict = "FINDING";
+      out.exit_code = kExitFinding;
+    }
+  } catch (const CaseError&) {
+  } catch (const ArithmeticError&) {
+  }
+}
+
 VersionVerdict audit_version(const Deployment& d, Version v, const AuditArgs& a, double search_time,
                              double prove_time) {
   VersionVerdict out;
@@ -324,14 +356,16 @@ VersionVerdict audit_version(const Deployment& d, Version v, const AuditArgs& a,
   Case base = d.base;
   base.version = v;
   const Bounds b = bounds_of(d, base, a.max_requests);
-  out.s = search(base, b, search_time, a.batches, a.seed);
-  if (out.s.worst) {
+  out.s = search(base, b, search_time, a.batches, a.seed, a.live);
+  if (out.s.findings) {
     out.verdict = "FINDING";
     out.exit_code = kExitFinding;
     return out;
   }
   if (!a.no_prove) out.proof = prove_pinned(d, base, b, prove_time, a.jobs);
-  if (out.proof.status == "PROVED") {
+  if (a.live) {
+    live_verdict(out, a);
+  } else if (out.proof.status == "PROVED") {
     out.verdict = "PROVED";
     out.exit_code = kExitOk;
   } else if (out.proof.status == "COUNTEREXAMPLE") {
@@ -422,7 +456,7 @@ void find_fixed_in(const Deployment& d, const AuditArgs& a, AuditResult& r) {
   }
 }
 
-void print_audit_json(const Deployment& d, const AuditResult& r) {
+void print_audit_json(const Deployment& d, const AuditArgs& a, const AuditResult& r) {
   const VersionVerdict& m = r.main;
   Json dep{{"pinned", d.pinned()},
            {"backend", d.backend},
@@ -438,6 +472,10 @@ void print_audit_json(const Deployment& d, const AuditResult& r) {
     worst = Json{{"case", print_case(m.s.worst->c)},
                  {"verdict", one_line_verdict(*m.s.worst)},
                  {"explanation", explain(*m.s.worst)}};
+  if (a.live && a.live->worst)  // --planner-cmd: the planner's smallest finding
+    worst = Json{{"case", print_case(a.live->worst->c)},
+                 {"verdict", a.live->worst->signature},
+                 {"explanation", a.live->worst->detail}};
   Json later = Json::array();
   for (const auto& l : r.later)
     later.push_back(Json{{"version", name(l.version)}, {"verdict", l.verdict}, {"how", l.how}});
@@ -456,6 +494,7 @@ void print_audit_json(const Deployment& d, const AuditResult& r) {
                   {"worst", worst},
                   {"fixed_in", fixed_in},
                   {"later_versions", later},
+                  {"live", a.live ? audit_live_json(*a.live) : Json(nullptr)},
                   {"seconds", r.seconds},
                   {"exit_code", m.exit_code}});
 }
@@ -480,9 +519,11 @@ void print_audit_text(const Deployment& d, const AuditArgs& a, const AuditResult
               << "why         " << explain(*m.s.worst) << "\n"
               << "replay      chunkproof plan --case '" << print_case(m.s.worst->c) << "'\n";
   }
+  if (a.live) print_audit_live_text(std::cout, *a.live);
   if (m.proof.status != "not run")
-    std::cout << "prove       " << m.proof.status << " (" << m.proof.why << ")\n";
-  else if (!m.s.worst)
+    std::cout << "prove       " << m.proof.status << " ("
+              << (a.live ? "of chunkproof's model, not of --planner-cmd; " : "") << m.proof.why << ")\n";
+  else if (!m.s.findings)
     std::cout << "prove       not run: " << (a.no_prove ? std::string("--no-prove") : m.proof.why) << "\n";
   if (m.s.worst && !a.no_fixed_in) {
     if (r.fixed)
@@ -529,6 +570,8 @@ int run(Args args) {
       ->capture_default_str();
   app.add_option("--seed", a.seed, "seed of the random batches")->capture_default_str();
   add_jobs(app, a.jobs, "solver worker processes");
+  LiveArgs live;
+  add_live_options(app, live);
   app.add_flag("--tables", a.tables, "print the backend and release tables and exit");
   app.add_flag("--json", a.json, "machine-readable output (chunkproof.audit/1)");
   if (!parse(app, args)) return kExitOk;
@@ -544,18 +587,26 @@ int run(Args args) {
   if (a.workspace > 0) a.in.workspace = a.workspace;
   Deployment d;
   try {
+    if (diffing(live) && !parse_version(live.version))
+      throw UsageError("--version: unknown version '" + live.version + "' (see chunkproof versions)");
+    if (diffing(live) && a.in.vllm.empty()) a.in.vllm = live.version;  // version names stand for themselves
     d = parse_deployment(a.in);
   } catch (const DeploymentError& e) {
     throw UsageError(e.what());
   }
 
+  if (diffing(live) && name(d.base.version) != live.version)
+    throw UsageError("--version " + live.version + ": the deployment's --vllm is " + std::string(name(d.base.version)) +
+                     " (give one of them, or both the same)");
+  const auto through = start_audit_live(live);
+  a.live = through.get();
   const auto t0 = Clock::now();
   AuditResult r;
   r.main = audit_version(d, d.base.version, a, a.max_time, a.prove_time);
   if (r.main.s.worst && !a.no_fixed_in) find_fixed_in(d, a, r);
   r.seconds = since(t0);
   if (a.json)
-    print_audit_json(d, r);
+    print_audit_json(d, a, r);
   else
     print_audit_text(d, a, r);
   return r.main.exit_code;
