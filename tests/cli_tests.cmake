@@ -288,12 +288,12 @@ if(TARGET chunkproof_heatmap)
 endif()
 if(TARGET chunkproof_campaign)
   # An interrupted campaign with no finding is inconclusive (it exited 0).
-  interrupt_test(fuzz_builtin_interrupt INT 2 "interrupted; .*distinct finding"
+  interrupt_test(fuzz_builtin_interrupt INT 2 "interrupted. [0-9]+ executions.*distinct finding"
                  fuzz --engine builtin --version v6-current --platform cuda --max-time 60
                  --findings-dir ${CLI_WORK}/fz-int/f --corpus-dir ${CLI_WORK}/fz-int/c --no-status)
   # Item 2: raw signatures of one root cause are one entry; item 3: report.html with the maps inline.
-  cli_test_sh(fuzz_root_causes 0 "root cause\\(s\\).*raw signature.*<svg"
-              "rm -rf fz-rc && chunkproof fuzz --engine builtin --version v1-dcp --platform rocm --seed 1 --max-time 3 --minimize-time 1 --findings-dir fz-rc/f --corpus-dir fz-rc/c --no-status; grep -h 'root cause' fz-rc/f/report.md; grep -o '<svg' fz-rc/f/report.html | head -1")
+  cli_test_sh(fuzz_root_causes 0 "^## Findings: [0-9]+ root cause\\(s\\), [0-9]+ raw signature\\(s\\).* [1-9][0-9]*$"
+              "rm -rf fz-rc && chunkproof fuzz --engine builtin --version v1-dcp --platform rocm --seed 1 --max-time 3 --minimize-time 1 --findings-dir fz-rc/f --corpus-dir fz-rc/c --no-status; echo \"$(grep -h '^## Findings' fz-rc/f/report.md) $(grep -c '<svg' fz-rc/f/report.html)\"")
 endif()
 # Item 3: audit --html, one page with the maps inline.
 cli_test_sh(audit_html 0 "worst batch.*<svg.*<svg"
@@ -305,9 +305,9 @@ if(TARGET chunkproof_smt)
               "rm -rf xdg-data && XDG_DATA_HOME=$PWD/xdg-data chunkproof prove --version v1-dcp --platform rocm --invariant I-1 --no-cache --save-regression")
 endif()
 # Item 5: the range form of a case line (one case per value), its errors naming the key.
-cli_test_z(case_sweep_range 1 "v1-dcp +--case 1 \\[dcp=1\\]  ok.*--case 1 \\[dcp=8\\]  assert.*8 case\\(s\\). exit 1"
+cli_test_z(case_sweep_range 1 "v1-dcp +--case 1 \\[dcp=1\\]  violation.*--case 1 \\[dcp=8\\]  assert.*8 case\\(s\\). exit 1"
            plan --summary --case "version=v1-dcp platform=rocm workspace=65536 block=64 dcp=1..8 interleave=1 ctx=30000*3 q=16*3")
-cli_test(case_sweep_step 0 "3 case\\(s\\). exit 0" plan --summary --case "version=v6-current platform=cuda workspace=16384..65536:16384 block=64 ctx=100 q=4" --case ${OK})
+cli_test(case_sweep_step 0 "5 case\\(s\\). exit 0" plan --summary --case "version=v6-current platform=cuda workspace=16384..65536:16384 block=64 ctx=100 q=4" --case ${OK})
 cli_test(case_sweep_empty 2 "key 'dcp': empty sweep '8..1'" plan --case "version=v1-dcp workspace=64 block=16 dcp=8..1 ctx=5 q=4")
 cli_test(versions_json 0 "^\\{\"schema\":\"chunkproof.versions/1\"" versions --json)
 cli_test(invariants_json 0 "\"schema\":\"chunkproof.invariants/1\"" invariants --json)
