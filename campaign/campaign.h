@@ -55,6 +55,20 @@ struct CampaignFinding {
   int minimize_evaluations = 0;
 };
 
+// Findings of one root cause (issue 24): the version and platform, and the assert's condition (its
+// stage aside), the crash, or the first invariant violated in catalogue order (the record's
+// `# invariant:`). Raw signatures that differ only in the other invariants a bad chunk width
+// breaks along with it ("I-6" / "I-5,I-6" / "I-4,I-6,I-7") are one bug in the report.
+std::string root_cause(const CampaignFinding& f);
+struct FindingGroup {
+  std::string root_cause;
+  // Indices into the findings, the representative first: fewest requests, then the shortest
+  // case line (a record without a case line last).
+  std::vector<std::size_t> members;
+};
+// Groups in the order of their representatives' first appearance.
+std::vector<FindingGroup> group_findings(const std::vector<CampaignFinding>& findings);
+
 struct CampaignStats {
   std::int64_t executions = 0;
   double seconds = 0;

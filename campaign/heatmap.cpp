@@ -222,6 +222,7 @@ std::string colour_of(const std::string& cat, std::size_t index) {
   if (cat == "ok") return "#4caf50";
   if (cat == "invalid input") return "#d9d9d9";
   if (cat == "plan too large") return "#f2f2f2";
+  if (cat == kNotComputed) return "#ffffff";
   static const char* kAsserts[] = {"#d62728", "#ff7f0e", "#8c1c13", "#e377c2", "#bcbd22", "#ff9896"};
   static const char* kViolations[] = {"#1f77b4", "#9467bd", "#17becf", "#393b79", "#8c564b",
                                       "#6b6ecf", "#7f7f7f", "#aec7e8", "#c5b0d5", "#843c39"};
@@ -249,12 +250,26 @@ Map compute_map(const MapSpec& spec) {
     Case shown = base.to_case(spec.version, spec.platform);
     m.base_line = print_case(shown);
   }
-  for (std::int64_t y : m.ys)
+  const auto cells = static_cast<std::int64_t>(m.xs.size() * m.ys.size());
+  m.total_cells = cells;
+  for (std::size_t j = 0; j < m.ys.size() && !m.interrupted; ++j)
     for (std::int64_t x : m.xs) {
       Base b = base;
-      b.set(spec.y, y);
+      b.set(spec.y, m.ys[j]);
       b.set(spec.x, x);
-      MapCell cell = evaluate_cell(b.to_case(spec.version, spec.platform), spec.planner);
+      m.interrupted = m.interrupted || (spec.stop && spec.stop());
+      MapCell cell;
+      if (m.interrupted) {
+        // The row under way is completed as not computed and the rows after it are dropped: the
+        // grid the renderers draw is the part computed so far (fast to write, however large).
+        cell.category = kNotComputed;
+        cell.case_line = print_case(b.to_case(spec.version, spec.platform));
+        m.ys.resize(j + 1);
+      } else {
+        cell = evaluate_cell(b.to_case(spec.version, spec.platform), spec.planner);
+        ++m.computed;
+        if (spec.progress) spec.progress(m.computed, cells);
+      }
       if (!m.counts.count(cell.category)) m.categories.push_back(cell.category);
       ++m.counts[cell.category];
       m.cells.push_back(std::move(cell));

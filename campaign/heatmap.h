@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -35,7 +36,15 @@ struct MapSpec {
   // Every axis also holds the base case's value of its key (a --fix value, or the base config's:
   // workspace the version sizes for it, 65536 for the legacy versions), so the pinned
   // configuration is always a cell.
+  // Long grids: `progress(cells done, cells)` after every cell; `stop` polled before every cell,
+  // true ends the grid there (Map::interrupted): the rest of that row is kNotComputed and the
+  // rows after it are not in the map.
+  std::function<void(std::int64_t, std::int64_t)> progress;
+  std::function<bool()> stop;
 };
+
+// The category of the cells an interrupted map did not reach.
+inline constexpr const char* kNotComputed = "not computed (interrupted)";
 
 struct MapCell {
   std::string category;  // "ok", "assert: ...", "violation: I-x", "invalid input", "plan too large"
@@ -49,7 +58,10 @@ struct Map {
   std::vector<MapCell> cells;           // row-major, y outer
   std::vector<std::string> categories;  // in first-seen order, "ok" first when present
   std::map<std::string, std::int64_t> counts;
-  std::string base_line;  // the base case (x, y shown as X, Y)
+  std::string base_line;         // the base case (x, y shown as X, Y)
+  bool interrupted = false;      // MapSpec::stop ended the grid early (ys then ends at its row)
+  std::int64_t computed = 0;     // cells evaluated
+  std::int64_t total_cells = 0;  // cells of the whole grid asked for
 };
 
 // Evaluates the grid. Throws std::invalid_argument naming the bad key or value.

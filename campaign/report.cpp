@@ -1,13 +1,57 @@
 // The write-report stage (campaign_run.h): this run's totals into campaign.state, then
 // report.md (the morning report) and report.json (schema chunkproof.fuzz-report/1,
 // docs/json.md), each written atomically, and the exit code.
+#include <algorithm>
 #include <iomanip>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "campaign/campaign_run.h"
+#include "reference/io/html_report.h"
 
 namespace cp::fuzz {
+
+std::string root_cause(const CampaignFinding& f) {
+  const std::string& s = f.signature;
+  const auto sp = s.find(' ');
+  const std::string who = s.substr(0, sp);
+  if (const auto a = s.find(" assert["); a != std::string::npos) {
+    const auto colon = s.find("]: ", a);
+    if (colon != std::string::npos) return who + " assert: " + s.substr(colon + 3);
+  }
+  if (s.find(" violation: ") != std::string::npos && !f.invariant.empty() && f.invariant.rfind("I-", 0) == 0)
+    return who + " violation: " + f.invariant;
+  return s;
+}
+
+std::vector<FindingGroup> group_findings(const std::vector<CampaignFinding>& findings) {
+  auto requests = [](const CampaignFinding& f) {
+    if (f.case_line.empty()) return std::numeric_limits<std::size_t>::max();
+    const auto at = f.case_line.find(" ctx=");
+    if (at == std::string::npos) return std::numeric_limits<std::size_t>::max() - 1;
+    const auto end = f.case_line.find(' ', at + 1);
+    const std::string ctx = f.case_line.substr(at + 5, end == std::string::npos ? std::string::npos : end - at - 5);
+    return static_cast<std::size_t>(std::count(ctx.begin(), ctx.end(), ',') + 1);
+  };
+  std::vector<FindingGroup> groups;
+  std::map<std::string, std::size_t> at;
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const std::string key = root_cause(findings[i]);
+    auto [it, fresh] = at.emplace(key, groups.size());
+    if (fresh) groups.push_back({key, {}});
+    groups[it->second].members.push_back(i);
+  }
+  for (auto& g : groups)
+    std::stable_sort(g.members.begin(), g.members.end(), [&](std::size_t a, std::size_t b) {
+      const auto ra = requests(findings[a]), rb = requests(findings[b]);
+      if (ra != rb) return ra < rb;
+      return findings[a].case_line.size() < findings[b].case_line.size();
+    });
+  return groups;
+}
+
 namespace {
 
 // The totals with this run in them; the targets' execution log is counted in the state now.
@@ -46,29 +90,48 @@ void write_md_header(const CampaignRun& run, std::ostream& md) {
      << " | |\n| crash artifacts | " << count_files(run.crashes) << " | |\n\n";
 }
 
+void write_md_finding(const CampaignFinding& f, std::ostream& md) {
+  md << "- invariant: " << f.invariant << ", kind: " << f.kind
+     << (f.kind == "crash"  ? " (an expected-correct version or a sanitizer: check it against the spec first)"
+         : f.kind == "slow" ? " (performance, not correctness: the input is slow to simulate)"
+                            : "")
+     << "\n";
+  if (!f.detail.empty()) md << "- detail (as found): " << f.detail << "\n";
+  if (!f.case_line.empty())
+    md << "- case: `" << f.case_line << "`" << (f.reproduced ? " (replayed: same signature)" : "") << "\n";
+  if (!f.original_line.empty() && f.original_line != f.case_line)
+    md << "- as found (before minimization): `" << f.original_line << "`\n";
+  if (!f.replay.empty()) md << "- replay: `" << f.replay << "`\n";
+  md << "- record: `" << f.file << "` (regression-file format: copy it to corpus/regressions/)\n";
+}
+
+// One section per root cause (group_findings): its representative in full, then the other raw
+// signatures of the same cause, one line each.
 void write_md_findings(const CampaignRun& run, std::ostream& md) {
   const CampaignResult& res = run.res;
   int fresh = 0;
   for (const auto& f : res.findings) fresh += f.is_new;
-  md << "## Findings: " << res.findings.size() << " distinct (" << fresh << " new in this run)\n\n";
+  const auto groups = group_findings(res.findings);
+  md << "## Findings: " << groups.size() << " root cause(s), " << res.findings.size() << " raw signature(s) (" << fresh
+     << " new in this run)\n\n";
   if (res.findings.empty())
     md << "No findings" << (run.opt.engine == "libfuzzer" ? " in the executions above" : "")
        << ". Fuzzing shows no counterexample was found within the budget; it is not a proof (`chunkproof prove`).\n";
   int i = 0;
-  for (const auto& f : res.findings) {
-    md << "### " << ++i << ". `" << f.signature << "`" << (f.is_new ? " (new)" : "") << "\n\n"
-       << "- invariant: " << f.invariant << ", kind: " << f.kind
-       << (f.kind == "crash"  ? " (an expected-correct version or a sanitizer: check it against the spec first)"
-           : f.kind == "slow" ? " (performance, not correctness: the input is slow to simulate)"
-                              : "")
-       << "\n";
-    if (!f.detail.empty()) md << "- detail (as found): " << f.detail << "\n";
-    if (!f.case_line.empty())
-      md << "- case: `" << f.case_line << "`" << (f.reproduced ? " (replayed: same signature)" : "") << "\n";
-    if (!f.original_line.empty() && f.original_line != f.case_line)
-      md << "- as found (before minimization): `" << f.original_line << "`\n";
-    if (!f.replay.empty()) md << "- replay: `" << f.replay << "`\n";
-    md << "- record: `" << f.file << "` (regression-file format: copy it to corpus/regressions/)\n\n";
+  for (const auto& g : groups) {
+    const CampaignFinding& rep = res.findings[g.members.front()];
+    bool any_new = false;
+    for (std::size_t k : g.members) any_new = any_new || res.findings[k].is_new;
+    md << "### " << ++i << ". `" << g.root_cause << "` (" << g.members.size() << " raw signature"
+       << (g.members.size() == 1 ? "" : "s") << ")" << (any_new ? " (new)" : "") << "\n\n"
+       << "- signature: `" << rep.signature << "`\n";
+    write_md_finding(rep, md);
+    for (std::size_t k = 1; k < g.members.size(); ++k) {
+      const CampaignFinding& f = res.findings[g.members[k]];
+      md << "- same cause: `" << f.signature << "`" << (f.case_line.empty() ? "" : ": `" + f.case_line + "`")
+         << " (record `" << f.file << "`)\n";
+    }
+    md << "\n";
   }
   if (res.pending_artifacts)
     md << "**" << res.pending_artifacts << " crash artifact(s) not yet examined** (interrupted): the next run of the "
@@ -104,6 +167,12 @@ void write_report_md(CampaignRun& run) {
         "not minimized twice.\n";
   run.res.report_md = (run.findings / "report.md").string();
   write_file_atomic(run.res.report_md, md.str());
+  // The same report as one self-contained page, the maps inline (reference/io/html_report.h).
+  try {
+    io::write_html_report(run.findings / "report.html", "chunkproof fuzz report", md.str(), run.findings);
+  } catch (const std::exception& e) {
+    run.log << "chunkproof fuzz: " << e.what() << " (report.md and report.json are written)\n";
+  }
 }
 
 void write_report_json(CampaignRun& run) {
@@ -145,6 +214,15 @@ void write_report_json(CampaignRun& run) {
                                  {"reproduced", f.reproduced},
                                  {"new", f.is_new},
                                  {"record", f.file}});
+  j["root_causes"] = Json::array();
+  for (const auto& g : group_findings(res.findings)) {
+    Json raw = Json::array();
+    for (std::size_t k : g.members) raw.push_back(res.findings[k].signature);
+    j["root_causes"].push_back(Json{{"root_cause", g.root_cause},
+                                    {"raw_signatures", g.members.size()},
+                                    {"representative", res.findings[g.members.front()].signature},
+                                    {"signatures", raw}});
+  }
   std::ostringstream js;
   js << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
   res.report_json = (run.findings / "report.json").string();
@@ -158,9 +236,11 @@ void write_reports(CampaignRun& run) {
   write_report_md(run);
   write_report_json(run);
   CampaignResult& res = run.res;
+  // A finding is a verdict whatever stopped the run; without one, an interrupted run (or one that
+  // executed nothing) has not checked its budget's worth: inconclusive, as every command's Ctrl-C.
   if (!res.findings.empty())
     res.exit_code = 1;
-  else if (res.run.executions == 0 && !res.interrupted)
+  else if (res.interrupted || res.run.executions == 0)
     res.exit_code = 3;
 }
 

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "invariants/catalogue.h"
 #include "invariants/reorg.h"
@@ -90,9 +91,11 @@ void mutate(FuzzedDataProvider& f, const Case& c, Plan& p, std::string& what) {
 }
 
 std::string describe(const Violation& v) {
-  return "chunk " + std::to_string(v.chunk) + " request " + std::to_string(v.request) + " rank " +
-         std::to_string(v.rank) + " row " + std::to_string(v.row) + " expected '" + v.expected + "' got '" + v.got +
-         "' reason '" + v.reason + "'";
+  std::string s;  // the places that apply (-1 is "none": never printed)
+  using At = std::pair<const char*, std::int64_t>;
+  for (const auto& [what, at] : {At{"chunk", v.chunk}, At{"request", v.request}, At{"rank", v.rank}, At{"row", v.row}})
+    if (at >= 0) s += std::string(what) + " " + std::to_string(at) + " ";
+  return s + "expected '" + v.expected + "' got '" + v.got + "' reason '" + v.reason + "'";
 }
 
 bool same(const Violation& a, const Violation& b) {

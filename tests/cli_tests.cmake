@@ -258,3 +258,56 @@ if(TARGET chunkproof_campaign)
   cli_test_sh(fuzz_detail_no_minus_one 0 "!(chunk|request|rank|row) -1"
               "rm -rf fz-nm && chunkproof fuzz --engine builtin --version v1-dcp --platform rocm --max-time 2 --findings-dir fz-nm/f --corpus-dir fz-nm/c --no-status > /dev/null; grep -rh '# detail' fz-nm/f; true")
 endif()
+
+# Issue 24 item 1: every long command shows progress, and SIGINT/SIGTERM keep the results so far
+# (exit 3 within 2 s, nothing of its group left: tests/interrupt_exit.sh). prove's is
+# tests/smt/test_prove_interrupt.cpp, fuzz with libFuzzer's tests/fuzz/campaign_kill_test.sh.
+set(INTERRUPT ${CMAKE_CURRENT_SOURCE_DIR}/interrupt_exit.sh)
+function(interrupt_test name sig delay regex)
+  add_test(NAME cli.${name} COMMAND ${INTERRUPT} ${sig} ${delay} ${regex} $<TARGET_FILE:chunkproof> ${ARGN})
+  set_tests_properties(cli.${name} PROPERTIES LABELS "cli" WORKING_DIRECTORY ${CLI_WORK} TIMEOUT 60)
+endfunction()
+set(LONG_CASE "version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 ctx=60000 q=16 dims=deepseek-v3")
+interrupt_test(check_case_interrupt INT 2 "interrupted \\(SIGINT\\) in case 1 of 1 \\(--case 1\\) after [0-9]+ of [0-9]+ rows"
+               check --path exact --case ${LONG_CASE})
+interrupt_test(export_interrupt TERM 2 "interrupted \\(SIGTERM\\).*wrote +.*manifest.json only"
+               export --device cpu --out ${CLI_WORK}/export-interrupt --case ${LONG_CASE})
+interrupt_test(audit_interrupt TERM 2 "interrupted SIGTERM.*verdict +NO FINDING \\(interrupted\\)"
+               audit --deployment "platform=rocm workspace=65536 block=64 dcp=8 interleave=1" --vllm v6-current
+               --max-time 60 --batches 1000000000)
+cli_test_z(check_case_progress 0 "check --case 1: [0-9]+/[0-9]+ rows \\(100%\\).*chunk 1/1, pass 2/2, 16 of 16 heads \\(--sample-heads"
+           check --path exact --progress --case "version=v6-current platform=cuda workspace=65536 block=64 dcp=1 interleave=1 ctx=2000 q=4 heads=16")
+cli_test(audit_progress 1 "audit v1-dcp: search: [0-9]+ batches"
+         audit --progress --deployment "platform=rocm workspace=65536 block=64 dcp=8 interleave=1" --vllm v1-dcp --max-time 1 --no-fixed-in)
+if(TARGET chunkproof_heatmap)
+  interrupt_test(map_interrupt TERM 1.5 "interrupted after [0-9]+ of 819400 cells"
+                 map --version v6-current --platform rocm --x ctx=1..4096:1 --y q=2..201:1 --format csv
+                 --out ${CLI_WORK}/map-interrupt.csv)
+  cli_test(map_progress 0 "map: 16/16 cells \\(100%\\)"
+           map --progress --version v6-current --platform rocm --x prefills=1..4 --y dcp=1,2,4,8 --format csv --out -)
+endif()
+if(TARGET chunkproof_campaign)
+  # An interrupted campaign with no finding is inconclusive (it exited 0).
+  interrupt_test(fuzz_builtin_interrupt INT 2 "interrupted. [0-9]+ executions.*distinct finding"
+                 fuzz --engine builtin --version v6-current --platform cuda --max-time 60
+                 --findings-dir ${CLI_WORK}/fz-int/f --corpus-dir ${CLI_WORK}/fz-int/c --no-status)
+  # Item 2: raw signatures of one root cause are one entry; item 3: report.html with the maps inline.
+  cli_test_sh(fuzz_root_causes 0 "^## Findings: [0-9]+ root cause\\(s\\), [0-9]+ raw signature\\(s\\).* [1-9][0-9]*$"
+              "rm -rf fz-rc && chunkproof fuzz --engine builtin --version v1-dcp --platform rocm --seed 1 --max-time 3 --minimize-time 1 --findings-dir fz-rc/f --corpus-dir fz-rc/c --no-status; echo \"$(grep -h '^## Findings' fz-rc/f/report.md) $(grep -c '<svg' fz-rc/f/report.html)\"")
+endif()
+# Item 3: audit --html, one page with the maps inline.
+cli_test_sh(audit_html 0 "worst batch.*<svg.*<svg"
+            "rm -f audit.html && chunkproof audit --deployment 'platform=rocm workspace=65536 block=64 dcp=8 interleave=1' --vllm v1-dcp --max-time 1 --fixed-in-prove-time 5 --html audit.html > /dev/null; tr -d '\\n' < audit.html")
+cli_test(audit_html_unwritable 2 "--html: cannot create or write" audit --deployment "platform=rocm workspace=65536 block=64 dcp=8 interleave=1" --vllm v1-dcp --html /dev/null/x/a.html)
+# Item 4: prove --save-regression without a folder writes under the user's data folder.
+if(TARGET chunkproof_smt)
+  cli_test_sh(prove_save_regression_data_folder 1 "saved: .*/xdg-data/chunkproof/regressions/smt-v1-dcp-rocm-I-1.case"
+              "rm -rf xdg-data && XDG_DATA_HOME=$PWD/xdg-data chunkproof prove --version v1-dcp --platform rocm --invariant I-1 --no-cache --save-regression")
+endif()
+# Item 5: the range form of a case line (one case per value), its errors naming the key.
+cli_test_z(case_sweep_range 1 "v1-dcp +--case 1 \\[dcp=1\\]  violation.*--case 1 \\[dcp=8\\]  assert.*8 case\\(s\\). exit 1"
+           plan --summary --case "version=v1-dcp platform=rocm workspace=65536 block=64 dcp=1..8 interleave=1 ctx=30000*3 q=16*3")
+cli_test(case_sweep_step 0 "5 case\\(s\\). exit 0" plan --summary --case "version=v6-current platform=cuda workspace=16384..65536:16384 block=64 ctx=100 q=4" --case ${OK})
+cli_test(case_sweep_empty 2 "key 'dcp': empty sweep '8..1'" plan --case "version=v1-dcp workspace=64 block=16 dcp=8..1 ctx=5 q=4")
+cli_test(versions_json 0 "^\\{\"schema\":\"chunkproof.versions/1\"" versions --json)
+cli_test(invariants_json 0 "\"schema\":\"chunkproof.invariants/1\"" invariants --json)

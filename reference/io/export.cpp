@@ -214,9 +214,14 @@ nlohmann::ordered_json manifest_of(const Case& c, const PlanVerdict& v) {
   return build_manifest(c, make_plan(c), v, nullptr);
 }
 
-ExportSummary write_export(const Case& c, const PlanVerdict& verdict, const std::string& dir, int threads) {
-  mla::CheckOptions opts;
-  opts.threads = threads;
+void write_manifest_only(const Case& c, const PlanVerdict& v, const std::string& dir, const std::string& why) {
+  std::filesystem::create_directories(dir);
+  json m = build_manifest(c, make_plan(c), v, nullptr);
+  m["reference"] = {{"one_line", why}, {"exported", false}};
+  write_json(dir + "/" + kManifestFile, m);
+}
+
+ExportSummary write_export(const Case& c, const PlanVerdict& verdict, const std::string& dir, mla::CheckOptions opts) {
   opts.keep_outputs = true;
   const mla::CheckResult res = mla::run_check(c, opts);
   return write_export_result(c, verdict, dir, res, nlohmann::ordered_json{{"source", "cpu"}});

@@ -2,7 +2,7 @@
 // outputs as safetensors + a JSON manifest (docs/export.md, schema below), and the reading
 // side that `chunkproof compare` uses.
 //
-//   ExportSummary s = write_export(c, dir, threads);  // runs the CPU reference, writes 3 files
+//   ExportSummary s = write_export(c, v, dir, opts);  // runs the CPU reference, writes 3 files
 //   Export e = read_export(dir);                      // manifest + reference tensors
 //   RunResult r = read_result(dir);                   // what python/chunkproof_runner wrote
 #pragma once
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "reference/caseio/case.h"
-#include "reference/mla/check.h"
 #include "reference/io/safetensors.h"
+#include "reference/mla/check.h"
 
 namespace cp::io {
 
@@ -39,14 +39,20 @@ struct ExportSummary {
 // The invariant verdict of the case, computed by the caller (the CLI evaluates the catalogue;
 // reference/ does not look up into invariants/).
 struct PlanVerdict {
-  std::string outcome = "ok";               // ok | assert | crash | violation
-  std::vector<std::string> violated;        // invariant tags
+  std::string outcome = "ok";         // ok | assert | crash | violation
+  std::vector<std::string> violated;  // invariant tags
 };
 
 // Runs the CPU reference (exact + vLLM-style path, keep_outputs) and writes
 // dir/manifest.json, dir/inputs.safetensors, dir/reference.safetensors. An assert that fires
-// (asserts=on) writes only the manifest, saying so. Throws IoError/CaseError.
-ExportSummary write_export(const Case& c, const PlanVerdict& v, const std::string& dir, int threads);
+// (asserts=on) writes only the manifest, saying so. `opts` gives the threads and the progress and
+// stop hooks (keep_outputs is set here); a stop throws mla::CheckStopped with nothing written.
+// Throws IoError/CaseError.
+ExportSummary write_export(const Case& c, const PlanVerdict& v, const std::string& dir, mla::CheckOptions opts);
+
+// An interrupted export: the manifest alone (the plan, no tensors), its reference object saying
+// why ("exported": false), as an assert that fires writes it.
+void write_manifest_only(const Case& c, const PlanVerdict& v, const std::string& dir, const std::string& why);
 
 // The same files from a reference computed elsewhere (the GPU exact path, kernels/harness):
 // `res` as run_check(keep_outputs) fills it, every head. `source` is merged into the manifest's

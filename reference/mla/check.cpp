@@ -156,11 +156,13 @@ std::vector<std::pair<std::int64_t, std::int64_t>> ranges_where(const std::vecto
 // Rows per up-projection batch: bounds the K/V scratch (rows x heads x 128 floats).
 constexpr std::int64_t kSubBatch = 512;
 
-void reference_outputs(const Engine& eng, const Inputs& in, std::vector<Work>& works, bool exact, bool oracle) {
+void reference_outputs(const Engine& eng, const Inputs& in, std::vector<Work>& works, bool exact, bool oracle,
+                       const std::function<bool()>& stop) {
   const int R = in.s.row();
   constexpr std::int64_t kBatch = kSubBatch;
   std::vector<Row> rows;
   auto load = [&](const Work& w, std::int64_t p0, std::int64_t n) {
+    if (stop && stop()) throw CheckStopped();
     rows.resize(static_cast<std::size_t>(n * R));
     for (std::int64_t k = 0; k < n; ++k) in.fetch(w.request, p0 + k, rows.data() + k * R);
   };
@@ -235,10 +237,15 @@ class CheckRun {
     // or more threads they run side by side on half the threads each (every sum keeps its own
     // order, so no bit depends on it). The future joins (and rethrows) at .get() below, or in
     // its destructor if the pipeline throws first.
-    std::future<void> reference = std::async(threads_ >= 2 ? std::launch::async : std::launch::deferred,
-                                             [&] { reference_outputs(ref_eng_, in_, ref_, opts_.exact, opts_.vllm); });
+    std::future<void> reference = std::async(threads_ >= 2 ? std::launch::async : std::launch::deferred, [&] {
+      reference_outputs(ref_eng_, in_, ref_, opts_.exact, opts_.vllm, opts_.stop);
+    });
     for (auto& w : chk_) eng_.init(w, false);
-    for (const Pass& pass : passes(opts_.exact, opts_.vllm)) run_pass(pass);
+    count_rows();
+    for (const Pass& pass : passes(opts_.exact, opts_.vllm)) {
+      run_pass(pass);
+      ++at_.pass;
+    }
     reference.get();
     for (std::size_t k = 0; k < chk_.size(); ++k) normalize_outputs(chk_[k], ref_[k]);
     if (opts_.exact) compare_exact();
@@ -248,6 +255,24 @@ class CheckRun {
   }
 
  private:
+  // The rows the passes will take through scores and accumulate (the progress line's total).
+  void count_rows() {
+    std::int64_t rows = 0;
+    for (const Chunk& ch : plan_.chunks) rows += ch.cu_seq_lens.empty() ? 0 : ch.cu_seq_lens.back();
+    const auto ps = passes(opts_.exact, opts_.vllm);
+    for (const Pass& p : ps) at_.rows_total += rows * ((p.scores ? 1 : 0) + (p.accumulate ? 1 : 0));
+    at_.chunks = plan_.chunks.size();
+    at_.passes = ps.size();
+    at_.heads = static_cast<int>(res_.heads.size());
+    at_.all_heads = res_.all_heads;
+  }
+  // A sub-batch of rows done: the progress hook, then the stop request (CheckOptions).
+  void advance(std::int64_t rows) {
+    at_.rows_done += rows;
+    if (opts_.progress) opts_.progress(at_);
+    if (opts_.stop && opts_.stop()) throw CheckStopped();
+  }
+
   // One Work per prefill, in prefill order; prefill token index of each.
   void make_works() {
     ref_.resize(plan_.prefills.size());
@@ -297,6 +322,7 @@ class CheckRun {
   // suffix.
   void run_pass(const Pass& pass) {
     for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) {
+      at_.chunk = ci;
       const Chunk& ch = plan_.chunks[ci];
       const auto ws = build_workspace(in_, plan_, mvs_[ci], ci);
       if (pass.scores) cross_check(in_, ws, sims_[ci], ci);
@@ -316,8 +342,10 @@ class CheckRun {
     if (pass.scores)
       for (const AttendSpan& sp : spans) {
         const std::int64_t n = sp.hi - sp.lo;
-        for (std::int64_t k = 0; k < n; k += kSubBatch)
+        for (std::int64_t k = 0; k < n; k += kSubBatch) {
           eng_.scores(w, ws + (sp.lo + k) * s_.row(), std::min(kSubBatch, n - k), false);
+          advance(std::min(kSubBatch, n - k));
+        }
         res_.attended_rows += n;
       }
     if (!pass.accumulate) return;
@@ -361,9 +389,11 @@ class CheckRun {
     Engine::Partial part;
     if (opts_.vllm) eng_.begin_partial(w, n, false, part);
     for (const AttendSpan& sp : spans)
-      for (std::int64_t k = 0; k < sp.hi - sp.lo; k += kSubBatch)
+      for (std::int64_t k = 0; k < sp.hi - sp.lo; k += kSubBatch) {
         eng_.accumulate(w, ws + (sp.lo + k) * s_.row(), std::min(kSubBatch, sp.hi - sp.lo - k), false, opts_.exact,
                         false, opts_.vllm ? &part : nullptr);
+        advance(std::min(kSubBatch, sp.hi - sp.lo - k));
+      }
     if (!opts_.vllm) return;
     if (first) {
       eng_.end_partial(w, part, po_.data(), pl_.data());
@@ -574,6 +604,7 @@ class CheckRun {
   const Inputs in_;
   const Shape& s_;
   const int threads_;
+  CheckProgress at_;
   const Engine eng_;
   const Engine ref_eng_;
   std::vector<Work> ref_, chk_;

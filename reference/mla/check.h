@@ -22,7 +22,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +54,25 @@ struct CheckOptions {
   // (FamilyInfo::movement): a movement in the vocabulary no family emits yet (local attention)
   // or a deliberately wrong one (the tests: the check must name what it attends twice or never).
   ChunkMovement (*movement)(const Plan& plan, const Chunk& chunk) = nullptr;
+  // Long cases (DeepSeek-V3 at 64K takes minutes on a CPU): `progress` is called from the
+  // pipeline's thread after every sub-batch of rows; `stop` is polled as often, by the pipeline
+  // and the reference beside it, and a true ends run_check with CheckStopped (the CLI's Ctrl-C).
+  std::function<void(const struct CheckProgress&)> progress;
+  std::function<bool()> stop;
+};
+
+// Where a run is: rows through the chunked pipeline's passes (every pass counts its rows), and
+// which chunk of which pass.
+struct CheckProgress {
+  std::int64_t rows_done = 0, rows_total = 0;
+  std::size_t chunk = 0, chunks = 0;
+  std::size_t pass = 0, passes = 0;
+  int heads = 0, all_heads = 0;  // heads computed (sampled or all) of the case's heads
+};
+
+// run_check ended early because CheckOptions::stop returned true.
+struct CheckStopped : std::runtime_error {
+  CheckStopped() : std::runtime_error("the check was stopped before it finished") {}
 };
 
 // Where one output element lives.

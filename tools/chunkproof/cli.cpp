@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -199,13 +201,70 @@ std::vector<CaseRecord> read_case_file(const std::string& path) {
   return read_case_records(in, path);
 }
 
+namespace {
+
+// A sweep in a case line: every `key=LO..HI` or `key=LO..HI:STEP` word becomes one case per value
+// (several such words: every combination, the first word outermost), each origin naming its values
+// ("--case 1 [dcp=3]"). At most kMaxSweep cases per line.
+constexpr std::size_t kMaxSweep = 10000;
+
+bool sweep_word(const std::string& word, std::string& key, std::int64_t& lo, std::int64_t& hi, std::int64_t& step) {
+  const auto eq = word.find('='), dots = word.find("..");
+  if (eq == std::string::npos || dots == std::string::npos || dots < eq) return false;
+  const std::string v = word.substr(eq + 1);
+  std::int64_t a = 0, b = 0, st = 1;
+  char tail = 0;
+  const int n = std::sscanf(v.c_str(), "%" SCNd64 "..%" SCNd64 ":%" SCNd64 "%c", &a, &b, &st, &tail);
+  const bool ok =
+      n == 3 || (n == 2 && v.find(':') == std::string::npos && v.find_first_not_of("0123456789.") == std::string::npos);
+  key = word.substr(0, eq);
+  if (!ok) throw CaseError(key, "a sweep is LO..HI or LO..HI:STEP (non-negative integers), got '" + v + "'");
+  if (b < a || st < 1) throw CaseError(key, "empty sweep '" + v + "' (LO <= HI, STEP >= 1)");
+  lo = a;
+  hi = b;
+  step = st;
+  return true;
+}
+
+void expand_sweeps(const std::string& line, const std::string& origin, const std::vector<Expectation>& expects,
+                   std::vector<CaseInput>& out) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string key;
+    std::int64_t lo = 0, hi = 0, step = 1;
+    if (words[i].rfind('#', 0) == 0 || !sweep_word(words[i], key, lo, hi, step)) continue;
+    if (static_cast<std::uint64_t>((hi - lo) / step) + 1 > kMaxSweep)
+      throw CaseError(key, "the sweep " + words[i].substr(key.size() + 1) + " gives more than " +
+                               std::to_string(kMaxSweep) + " cases");
+    const std::size_t before = out.size();
+    for (std::int64_t v = lo; v <= hi; v += step) {
+      std::string one;
+      for (std::size_t k = 0; k < words.size(); ++k)
+        one += (k ? " " : "") + (k == i ? key + "=" + std::to_string(v) : words[k]);
+      const std::string tag = key + "=" + std::to_string(v);
+      const bool nested = origin.back() == ']';
+      expand_sweeps(one, nested ? origin.substr(0, origin.size() - 1) + " " + tag + "]" : origin + " [" + tag + "]",
+                    expects, out);
+      if (out.size() - before > kMaxSweep)
+        throw CaseError(key, "the sweeps of this line give more than " + std::to_string(kMaxSweep) + " cases");
+    }
+    return;
+  }
+  out.push_back({line, origin, expects});
+}
+
+}  // namespace
+
 std::vector<CaseInput> collect_cases(const CaseArgs& a, bool required) {
   std::vector<CaseInput> out;
-  for (std::size_t i = 0; i < a.cases.size(); ++i) out.push_back({a.cases[i], "--case " + std::to_string(i + 1), {}});
+  for (std::size_t i = 0; i < a.cases.size(); ++i)
+    expand_sweeps(a.cases[i], "--case " + std::to_string(i + 1), {}, out);
   if (!a.cases_file.empty()) {
     const auto records = read_case_file(a.cases_file);
     if (records.empty()) throw UsageError("--cases " + a.cases_file + ": no case line in it");
-    for (const auto& r : records) out.push_back({r.line, r.origin, r.expects});
+    for (const auto& r : records) expand_sweeps(r.line, r.origin, r.expects, out);
   }
   if (out.empty() && required) throw UsageError("missing --case '<case line>' (or --cases FILE|-)");
   return out;

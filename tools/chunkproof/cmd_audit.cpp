@@ -5,6 +5,8 @@
 // "fixed in": the first version row, in release order, on which the same deployment holds.
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -12,14 +14,17 @@
 #include <random>
 #include <sstream>
 
+#include "campaign/heatmap.h"
 #include "reference/caseio/deployment.h"
+#include "reference/proc/interrupt.h"
+#include "reference/proc/progress.h"
 #include "tools/chunkproof/audit_live.h"
 #include "tools/chunkproof/cli.h"
+#include "tools/chunkproof/html_page.h"
 #include "tools/chunkproof/json.h"
 #include "tools/chunkproof/report.h"
 #ifdef CHUNKPROOF_HAVE_Z3
 #include "invariants/smt/prover.h"
-#include "reference/proc/interrupt.h"
 #endif
 
 namespace cp::cli {
@@ -58,7 +63,9 @@ JSON (--json): one chunkproof.audit/1 object (docs/json.md).
 
 exit: 0 every batch holds (proved with the values pinned), 1 a batch breaks the deployment,
 2 bad input (the message names the flag and the accepted values), 3 no finding but not proved
-(solver unknown, budget spent, or a build without Z3).
+(solver unknown, budget spent, interrupted, or a build without Z3).
+Progress (search, proof) goes to stderr on a terminal or with --progress. Ctrl-C or SIGTERM stops
+the search and the proof: the results so far are printed, exit 3 (1 if a batch already broke it).
 )";
 
 using Clock = std::chrono::steady_clock;
@@ -90,6 +97,7 @@ struct Search {
   std::map<std::string, long long> signatures;  // finding kind -> batches
   bool out_of_time = false;
   AuditLive* live = nullptr;  // --planner-cmd: the batches go through the user's planner
+  bool interrupted = false;   // SIGINT/SIGTERM: the batches so far
 };
 
 struct Bounds {
@@ -149,10 +157,16 @@ bool try_batch(const Case& base, std::vector<std::int64_t> ctx, std::vector<std:
 }
 
 Search search(const Case& base, const Bounds& b, double budget, long long random_batches, std::uint64_t seed,
-              AuditLive* live) {
+              AuditLive* live, proc::Progress& progress) {
   Search s;
   s.live = live;
   const auto t0 = Clock::now();
+  // Time left and no signal: the sweep and the random batches both stop on either.
+  auto go_on = [&] {
+    progress.set(s.batches);
+    s.interrupted = s.interrupted || proc::interrupted();
+    return !s.interrupted && since(t0) < budget;
+  };
   auto q_for = [&](std::int64_t n) -> std::int64_t {
     std::int64_t q = 16;
     if (b.tokens > 0) q = std::min<std::int64_t>(q, b.tokens / n);
@@ -160,7 +174,7 @@ Search search(const Case& base, const Bounds& b, double budget, long long random
   };
   // 1. The sweep: n prefills of one length, at the edges the planners divide by; then one long
   // request among short ones. Fewest requests first, so the first finding is the smallest.
-  for (std::int64_t n = 1; n <= b.requests && since(t0) < budget; ++n) {
+  for (std::int64_t n = 1; n <= b.requests && go_on(); ++n) {
     const std::int64_t q = q_for(n);
     if (q < 2) break;
     const std::int64_t S = b.workspace;
@@ -183,7 +197,7 @@ Search search(const Case& base, const Bounds& b, double budget, long long random
   // 2. Random batches until the budget: leading decodes, prefills of any length, any q.
   std::mt19937_64 rng(seed);
   auto uni = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
-  for (long long k = 0; k < random_batches && !s.findings && since(t0) < budget; ++k) {
+  for (long long k = 0; k < random_batches && !s.findings && go_on(); ++k) {
     const std::int64_t n = uni(1, b.requests);
     const std::int64_t decodes = uni(0, 3) == 0 ? uni(0, n - 1) : 0;
     std::vector<std::int64_t> ctx, q;
@@ -251,13 +265,16 @@ struct Proof {
 };
 
 #ifdef CHUNKPROOF_HAVE_Z3
-Proof prove_pinned(const Deployment& d, const Case& base, const Bounds& b, double budget, int jobs) {
+Proof prove_pinned(const Deployment& d, const Case& base, const Bounds& b, double budget, int jobs, bool shown) {
   Proof out;
   if (!info(base.version).family->smt_encoded) {
     out.why = "the prover does not encode the " + std::string(info(base.version).family->name) + " family";
     return out;
   }
   smt::ProveOptions po;
+  proc::Progress progress("audit " + std::string(name(base.version)) + ": prove", 0, "case(s) of the proof",
+                          show_progress(shown), budget);
+  po.progress = [&](const std::string&) { progress.add(); };
   po.versions = {base.version};
   po.platforms = {base.platform};
   for (const auto& i : all_invariants()) po.invariants.push_back(i.id);
@@ -298,11 +315,13 @@ Proof prove_pinned(const Deployment& d, const Case& base, const Bounds& b, doubl
   out.status = ce ? "COUNTEREXAMPLE" : unknown ? "UNKNOWN" : "PROVED";
   out.why = po.domain.describe();
   if (unknown && proc::interrupted())
+    out.why = "interrupted after " + std::to_string(static_cast<int>(out.seconds)) + " s; " + out.why;
+  else if (unknown && out.seconds >= budget)
     out.why = "out of --prove-time after " + std::to_string(static_cast<int>(out.seconds)) + " s; " + out.why;
   return out;
 }
 #else
-Proof prove_pinned(const Deployment&, const Case&, const Bounds&, double, int) {
+Proof prove_pinned(const Deployment&, const Case&, const Bounds&, double, int, bool) {
   Proof out;
   out.why = "built without Z3 (configure with CHUNKPROOF_WITH_Z3=ON)";
   return out;
@@ -316,8 +335,9 @@ struct AuditArgs {
   std::string serve_file;
   std::int64_t workspace = 0;
   double max_time = 10, prove_time = 60, fixed_in_prove_time = 20;
-  bool no_prove = false, json = false, tables = false, no_fixed_in = false;
+  bool no_prove = false, json = false, tables = false, no_fixed_in = false, progress = false;
   std::uint64_t seed = 1;
+  std::string html;  // --html FILE
   std::int64_t max_requests = 64;
   long long batches = 2000;  // random batches after the sweep, per version
   int jobs = 2;
@@ -356,13 +376,21 @@ VersionVerdict audit_version(const Deployment& d, Version v, const AuditArgs& a,
   Case base = d.base;
   base.version = v;
   const Bounds b = bounds_of(d, base, a.max_requests);
-  out.s = search(base, b, search_time, a.batches, a.seed, a.live);
+  {
+    proc::Progress progress("audit " + std::string(name(v)) + ": search", 0, "batches", show_progress(a.progress),
+                            search_time);
+    out.s = search(base, b, search_time, a.batches, a.seed, a.live, progress);
+  }
   if (out.s.findings) {
     out.verdict = "FINDING";
     out.exit_code = kExitFinding;
     return out;
   }
-  if (!a.no_prove) out.proof = prove_pinned(d, base, b, prove_time, a.jobs);
+  if (out.s.interrupted) {
+    out.verdict = "NO FINDING (interrupted)";
+    return out;
+  }
+  if (!a.no_prove) out.proof = prove_pinned(d, base, b, prove_time, a.jobs, a.progress);
   if (a.live) {
     live_verdict(out, a);
   } else if (out.proof.status == "PROVED") {
@@ -428,7 +456,7 @@ struct AuditResult {
 void find_fixed_in(const Deployment& d, const AuditArgs& a, AuditResult& r) {
   const auto order = release_order();
   auto it = std::find(order.begin(), order.end(), d.base.version);
-  for (it = it == order.end() ? order.end() : it + 1; it != order.end(); ++it) {
+  for (it = it == order.end() ? order.end() : it + 1; it != order.end() && !proc::interrupted(); ++it) {
     const Version v = *it;
     if (!valid_for(r.main.s.worst->c, v)) {
       r.later.push_back({v, "n/a", "the deployment is not a valid case of this version"});
@@ -496,45 +524,72 @@ void print_audit_json(const Deployment& d, const AuditArgs& a, const AuditResult
                   {"later_versions", later},
                   {"live", a.live ? audit_live_json(*a.live) : Json(nullptr)},
                   {"seconds", r.seconds},
+                  {"interrupted", proc::interrupted()},
                   {"exit_code", m.exit_code}});
 }
 
-void print_audit_text(const Deployment& d, const AuditArgs& a, const AuditResult& r) {
+void print_audit_text(std::ostream& os, const Deployment& d, const AuditArgs& a, const AuditResult& r) {
   const VersionVerdict& m = r.main;
-  std::cout << "deployment  vLLM " << d.vllm << " (" << d.vllm_row << ")\n";
-  for (const auto& x : d.mapped) std::cout << "            " << x << "\n";
-  for (const auto& n : d.notes) std::cout << "            " << n << "\n";
+  os << "deployment  vLLM " << d.vllm << " (" << d.vllm_row << ")\n";
+  for (const auto& x : d.mapped) os << "            " << x << "\n";
+  for (const auto& n : d.notes) os << "            " << n << "\n";
   if (!d.ignored.empty()) {
-    std::cout << "ignored     ";
-    for (std::size_t i = 0; i < d.ignored.size(); ++i) std::cout << (i ? ", " : "") << d.ignored[i];
-    std::cout << " (they do not reach the planner)\n";
+    os << "ignored     ";
+    for (std::size_t i = 0; i < d.ignored.size(); ++i) os << (i ? ", " : "") << d.ignored[i];
+    os << " (they do not reach the planner)\n";
   }
-  std::cout << "pinned      " << d.pinned() << " (the batch free)\n";
-  std::cout << "search      " << m.s.batches << " batches in " << std::fixed << std::setprecision(1) << m.s.seconds
-            << " s: " << m.s.findings << " finding(s)" << std::defaultfloat << "\n";
-  for (const auto& [k, n] : m.s.signatures) std::cout << "            " << n << " x " << k << "\n";
+  os << "pinned      " << d.pinned() << " (the batch free)\n";
+  os << "search      " << m.s.batches << " batches in " << std::fixed << std::setprecision(1) << m.s.seconds
+     << " s: " << m.s.findings << " finding(s)" << std::defaultfloat << "\n";
+  for (const auto& [k, n] : m.s.signatures) os << "            " << n << " x " << k << "\n";
   if (m.s.worst) {
-    std::cout << "worst batch " << print_case(m.s.worst->c) << "\n"
-              << "            " << one_line_verdict(*m.s.worst) << "\n"
-              << "why         " << explain(*m.s.worst) << "\n"
-              << "replay      chunkproof plan --case '" << print_case(m.s.worst->c) << "'\n";
+    os << "worst batch " << print_case(m.s.worst->c) << "\n"
+       << "            " << one_line_verdict(*m.s.worst) << "\n"
+       << "why         " << explain(*m.s.worst) << "\n"
+       << "replay      chunkproof plan --case '" << print_case(m.s.worst->c) << "'\n";
   }
-  if (a.live) print_audit_live_text(std::cout, *a.live);
+  if (a.live) print_audit_live_text(os, *a.live);
   if (m.proof.status != "not run")
-    std::cout << "prove       " << m.proof.status << " ("
-              << (a.live ? "of chunkproof's model, not of --planner-cmd; " : "") << m.proof.why << ")\n";
+    os << "prove       " << m.proof.status << " (" << (a.live ? "of chunkproof's model, not of --planner-cmd; " : "")
+       << m.proof.why << ")\n";
   else if (!m.s.findings)
-    std::cout << "prove       not run: " << (a.no_prove ? std::string("--no-prove") : m.proof.why) << "\n";
+    os << "prove       not run: " << (a.no_prove ? std::string("--no-prove") : m.proof.why) << "\n";
   if (m.s.worst && !a.no_fixed_in) {
     if (r.fixed)
-      std::cout << "fixed in    " << name(r.later[*r.fixed].version) << ": " << r.later[*r.fixed].how << "\n";
+      os << "fixed in    " << name(r.later[*r.fixed].version) << ": " << r.later[*r.fixed].how << "\n";
     else
-      std::cout << "fixed in    no later version row holds (" << r.later.size() << " tried)\n";
-    for (const auto& l : r.later)
-      std::cout << "            " << name(l.version) << ": " << l.verdict << ": " << l.how << "\n";
+      os << "fixed in    no later version row holds (" << r.later.size() << " tried)\n";
+    for (const auto& l : r.later) os << "            " << name(l.version) << ": " << l.verdict << ": " << l.how << "\n";
   }
-  std::cout << "verdict     " << m.verdict << " on " << name(d.base.version) << " (exit " << m.exit_code << ", "
-            << std::fixed << std::setprecision(1) << r.seconds << " s)" << std::defaultfloat << "\n";
+  if (proc::interrupted())
+    os << "interrupted " << (proc::interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT")
+       << ": the results above are those so far\n";
+  os << "verdict     " << m.verdict << " on " << name(d.base.version) << " (exit " << m.exit_code << ", " << std::fixed
+     << std::setprecision(1) << r.seconds << " s)" << std::defaultfloat << "\n";
+}
+
+// --html FILE: the text report on one page with violation maps of the deployment inline: its
+// version over prefills x ctx with the geometry pinned, and the fixing version's beside it.
+void write_audit_html(const Deployment& d, const AuditArgs& a, const AuditResult& r, const std::string& text) {
+  std::vector<fuzz::MapSpec> maps;
+  std::vector<Version> versions{d.base.version};
+  if (r.fixed) versions.push_back(r.later[*r.fixed].version);
+  for (Version v : versions) {
+    fuzz::MapSpec m;
+    m.version = v;
+    m.platform = d.base.platform;
+    m.x = "prefills";
+    m.y = "ctx";
+    m.x_values = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16};
+    m.fix = {{"block", d.base.block}, {"dcp", d.base.dcp}, {"interleave", d.base.interleave}};
+    if (d.base.workspace)
+      m.fix.emplace_back("workspace", *d.base.workspace);
+    else
+      m.fix.insert(m.fix.end(), {{"max_model_len", *d.base.max_model_len}, {"max_num_seqs", *d.base.max_num_seqs}});
+    maps.push_back(std::move(m));
+  }
+  write_text_report_html(a.html, "--html", "chunkproof audit",
+                         r.main.verdict + " on " + std::string(name(d.base.version)) + ": " + d.pinned(), text, maps);
 }
 
 int run(Args args) {
@@ -574,8 +629,16 @@ int run(Args args) {
   add_live_options(app, live);
   app.add_flag("--tables", a.tables, "print the backend and release tables and exit");
   app.add_flag("--json", a.json, "machine-readable output (chunkproof.audit/1)");
+  app.add_flag("--progress", a.progress, "progress on stderr even when it is not a terminal");
+  app.add_option("--html", a.html, "also write the report as one self-contained HTML page, maps inline")
+      ->type_name("FILE");
   if (!parse(app, args)) return kExitOk;
   if (a.tables) return print_tables();
+  if (!a.html.empty()) {  // the output first: nothing runs for a page that cannot be written
+    const std::filesystem::path dir = std::filesystem::path(a.html).parent_path();
+    if (!writable_dir(dir.empty() ? std::string(".") : dir.string()))
+      throw UsageError("--html: cannot create or write the folder of '" + a.html + "' (nothing was run)");
+  }
   if (!a.serve_file.empty()) {
     if (!a.in.serve.empty()) throw UsageError("give --serve or --serve-file, not both");
     std::ifstream f(a.serve_file);
@@ -600,15 +663,22 @@ int run(Args args) {
                      " (give one of them, or both the same)");
   const auto through = start_audit_live(live);
   a.live = through.get();
+  // Ctrl-C / SIGTERM: the search and the proof stop, what was found so far is printed (exit 3
+  // when nothing was found yet, 1 when a batch already broke the deployment).
+  proc::InterruptGuard guard;
   const auto t0 = Clock::now();
   AuditResult r;
   r.main = audit_version(d, d.base.version, a, a.max_time, a.prove_time);
   if (r.main.s.worst && !a.no_fixed_in) find_fixed_in(d, a, r);
   r.seconds = since(t0);
-  if (a.json)
-    print_audit_json(d, a, r);
-  else
-    print_audit_text(d, a, r);
+  if (a.json) print_audit_json(d, a, r);
+  std::ostringstream text;
+  if (!a.json || !a.html.empty()) print_audit_text(text, d, a, r);
+  if (!a.json) std::cout << text.str();
+  if (!a.html.empty()) {
+    write_audit_html(d, a, r, text.str());
+    if (!a.json) std::cout << "html        " << a.html << "\n";
+  }
   return r.main.exit_code;
 }
 

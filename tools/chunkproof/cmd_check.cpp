@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
 #include "reference/proc/interrupt.h"
+#include "reference/proc/progress.h"
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/json.h"
 #include "tools/chunkproof/live_cli.h"
@@ -56,8 +58,9 @@ keys of a case: dims, heads, kv_lora_rank, rope_dim, nope_dim, v_dim, seed (see 
 token and v dim of those heads, the same bits as a full run); on --device gpu the GPU still
 compares chunked vs unchunked on every element.
 
-Progress (--random) goes to stderr on a terminal or with --progress; Ctrl-C prints a summary of
-the cases checked so far. JSON (--json): chunkproof.check/1 per case (JSON lines), or one
+Progress goes to stderr on a terminal or with --progress: cases of --random, or per case the rows
+through the pipeline, its chunk, pass and heads, with an estimate. Ctrl-C or SIGTERM stops within
+a sub-batch of rows: the cases checked so far stay printed (--random: a summary), exit 3. JSON (--json): chunkproof.check/1 per case (JSON lines), or one
 chunkproof.check-random/1 object (docs/json.md).
 
 exit: 0 bits identical (and the vLLM path within its bound), 1 a finding (assert, bits differ,
@@ -299,8 +302,7 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   const long long n = a.random;
   const RandomPlan rp = random_plan(a);
   const int threads = a.jobs;
-  opts.threads = 1;  // parallel over cases
-  const bool progress = show_progress(a.progress);
+  opts.threads = 1;            // parallel over cases
   proc::InterruptGuard guard;  // SIGINT/SIGTERM: the cases so far, summarised (exit 3)
 
   std::atomic<long long> next{0}, done{0}, first_fail{n};
@@ -309,6 +311,7 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   std::optional<mla::CheckResult> fail;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  proc::Progress ticker("check --random", n, "cases", show_progress(a.progress), a.max_time);
   auto worker = [&] {
     for (;;) {
       if (proc::interrupted()) return;
@@ -320,6 +323,7 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
       if (i >= first_fail.load()) return;
       auto r = mla::run_check(rp.at(a.seed, i), opts);
       ++done;
+      ticker.add();
       if (r.exit_code() != 0) {
         std::lock_guard<std::mutex> lk(mu);
         if (i < first_fail.load()) {
@@ -331,31 +335,10 @@ int run_random(const CheckArgs& a, mla::CheckOptions opts) {
   };
   std::vector<std::thread> pool;
   for (int k = 1; k < threads; ++k) pool.emplace_back(worker);
-  bool finished = false;  // guarded by mu; the ticker wakes on it, not after a full period
-  std::condition_variable wake;
-  std::thread ticker([&] {
-    if (!progress) return;
-    const bool tty = ::isatty(STDERR_FILENO);
-    auto line = [&] {
-      std::cerr << (tty ? "\r" : "") << "check --random: " << done.load() << "/" << n << " cases" << (tty ? "" : "\n")
-                << std::flush;
-    };
-    std::unique_lock<std::mutex> lk(mu);
-    while (!wake.wait_for(lk, std::chrono::milliseconds(500), [&] { return finished; })) line();
-    // The final count always appears, however fast the run was (a short run on a fast machine
-    // would otherwise print no progress at all).
-    line();
-    if (tty) std::cerr << "\n";
-  });
   worker();
   for (auto& th : pool) th.join();
   const double secs = elapsed();
-  {
-    std::lock_guard<std::mutex> lk(mu);
-    finished = true;
-  }
-  wake.notify_one();
-  ticker.join();
+  ticker.finish();
   const bool interrupted = proc::interrupted();
   const long long checked = done.load();
 
@@ -446,6 +429,86 @@ int run_live_numerics(const std::vector<CaseJob>& jobs, const LiveArgs& la, cons
   return rc;
 }
 
+// The progress line's phrase for one case: where the pipeline is, and the faster way when every
+// head of a wide model is computed.
+std::string where_text(const mla::CheckProgress& at) {
+  std::string s = "chunk " + std::to_string(at.chunk + 1) + "/" + std::to_string(at.chunks) + ", pass " +
+                  std::to_string(at.pass + 1) + "/" + std::to_string(at.passes) + ", " + std::to_string(at.heads) +
+                  " of " + std::to_string(at.all_heads) + " heads";
+  if (at.heads == at.all_heads && at.all_heads > 8)
+    s += " (--sample-heads 2 checks 2 heads with the same bits, " + std::to_string(at.all_heads / 2) + "x faster)";
+  return s;
+}
+
+// --case/--cases, one after the other, with a progress line per case (rows through the
+// pipeline). SIGINT/SIGTERM end the case under way (the pipeline and the reference poll it):
+// the cases before it were printed, the rest is unchecked, exit 3 at least.
+int run_cases(const std::vector<CaseJob>& jobs, mla::CheckOptions opts, const CheckArgs& a) {
+  proc::InterruptGuard guard;
+  opts.stop = [] { return proc::interrupted(); };
+  int rc = kExitOk;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& job = jobs[i];
+    std::optional<mla::CheckResult> done;
+    mla::CheckProgress last;
+    {
+      proc::Progress progress("check " + job.origin, 0, "rows", show_progress(a.progress));
+      opts.progress = [&](const mla::CheckProgress& at) {
+        last = at;
+        progress.set_total(at.rows_total);
+        progress.set(at.rows_done);
+        progress.note(where_text(at));
+      };
+      try {
+        if (!proc::interrupted()) done = mla::run_check(job.c, opts);
+      } catch (const mla::CheckStopped&) {
+      }
+    }
+    if (!done) {
+      rc = worst(rc, kExitInconclusive);
+      const std::string what = "interrupted (" +
+                               std::string(proc::interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT") + ") in case " +
+                               std::to_string(i + 1) + " of " + std::to_string(jobs.size()) + " (" + job.origin +
+                               ") after " + std::to_string(last.rows_done) + " of " + std::to_string(last.rows_total) +
+                               " rows; " + std::to_string(i) + " case(s) checked, the rest unchecked";
+      if (a.json)
+        print_json(std::cout, Json{{"schema", "chunkproof.check/1"},
+                                   {"case", print_case(job.c)},
+                                   {"origin", job.origin},
+                                   {"interrupted", true},
+                                   {"verdict", what},
+                                   {"exit_code", kExitInconclusive}});
+      else
+        std::cout << (i ? "\n" : "") << what << "\n";
+      break;
+    }
+    const auto& r = *done;
+    const Evaluation ev = evaluate(job.c);
+    const int code = case_exit(r, ev, job.expect);
+    rc = worst(rc, code);
+    if (a.json) {
+      Json j = check_json(r, ev);
+      if (jobs.size() > 1) j["origin"] = job.origin;
+      if (job.expect) j["expect"] = Json{{"expected", verdict_text(*job.expect)}, {"met", code == kExitOk}};
+      print_json(std::cout, j);
+      continue;
+    }
+    if (a.summary) {
+      std::string extra = "check=" + r.one_line();
+      if (job.expect) extra += "  expect=" + verdict_text(*job.expect) + (code == kExitOk ? ":met" : ":NOT-MET");
+      std::cout << summary_line(ev, job.origin, extra) << "\n";
+      continue;
+    }
+    if (jobs.size() > 1) std::cout << (i ? "\n" : "") << "== " << job.origin << "\n";
+    print_text(std::cout, r, ev);
+    if (job.expect)
+      std::cout << "expect: " << verdict_text(*job.expect) << ": " << (code == kExitOk ? "met" : "NOT MET") << "\n";
+  }
+  if (jobs.size() > 1 && !a.json)
+    std::cout << "\n" << jobs.size() << " case(s); exit " << rc << " (the worst verdict)\n";
+  return rc;
+}
+
 int run(Args args) {
   CLI::App app{kDescription, "chunkproof check"};
   configure(app, kFooter);
@@ -465,7 +528,7 @@ int run(Args args) {
   app.add_option("--seed", a.seed, "seed of the random cases")->capture_default_str();
   app.add_option("--max-time", a.max_time, "--random: stop after this many seconds (exit 3 if cases remain)")
       ->check(CLI::PositiveNumber);
-  app.add_flag("--progress", a.progress, "--random: progress on stderr even when it is not a terminal");
+  app.add_flag("--progress", a.progress, "progress on stderr even when it is not a terminal");
   app.add_option("--device", a.device, "cpu | gpu")->check(CLI::IsMember({"cpu", "gpu"}))->capture_default_str();
   app.add_flag("--quiet", a.quiet, "--device gpu: print only disagreeing cases");
   app.add_option("--mode", a.mode,
@@ -514,34 +577,7 @@ int run(Args args) {
   const auto jobs = parse_jobs(collect_cases(a.cases));
   for (const auto& j : jobs) check_memory(j.c, true, a.max_memory);
   if (live.active()) return run_live_numerics(jobs, live, opts, a);
-  int rc = kExitOk;
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const auto& job = jobs[i];
-    const auto r = mla::run_check(job.c, opts);
-    const Evaluation ev = evaluate(job.c);
-    const int code = case_exit(r, ev, job.expect);
-    rc = worst(rc, code);
-    if (a.json) {
-      Json j = check_json(r, ev);
-      if (jobs.size() > 1) j["origin"] = job.origin;
-      if (job.expect) j["expect"] = Json{{"expected", verdict_text(*job.expect)}, {"met", code == kExitOk}};
-      print_json(std::cout, j);
-      continue;
-    }
-    if (a.summary) {
-      std::string extra = "check=" + r.one_line();
-      if (job.expect) extra += "  expect=" + verdict_text(*job.expect) + (code == kExitOk ? ":met" : ":NOT-MET");
-      std::cout << summary_line(ev, job.origin, extra) << "\n";
-      continue;
-    }
-    if (jobs.size() > 1) std::cout << (i ? "\n" : "") << "== " << job.origin << "\n";
-    print_text(std::cout, r, ev);
-    if (job.expect)
-      std::cout << "expect: " << verdict_text(*job.expect) << ": " << (code == kExitOk ? "met" : "NOT MET") << "\n";
-  }
-  if (jobs.size() > 1 && !a.json)
-    std::cout << "\n" << jobs.size() << " case(s); exit " << rc << " (the worst verdict)\n";
-  return rc;
+  return run_cases(jobs, opts, a);
 }
 
 const RegisterCommand reg{"check", "CPU numerics: chunked == unchunked bit for bit; vLLM merge path vs float64", run};

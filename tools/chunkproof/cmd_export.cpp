@@ -1,11 +1,15 @@
 // chunkproof export: a case's inputs, plan and exact reference outputs as files for production
 // kernels (safetensors + JSON manifest, docs/export.md). python/ runs kernel sets on them;
 // `chunkproof compare` reads the results back.
+#include <csignal>
 #include <iostream>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "reference/io/export.h"
+#include "reference/proc/interrupt.h"
+#include "reference/proc/progress.h"
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/json.h"
 
@@ -37,12 +41,40 @@ The manifest's reference.source says which.
   --sample-heads K   heads the CPU cross-checks a GPU reference on (default 2; >= heads: all)
   --threads T        worker threads for the CPU reference (default 1)
   --json             one chunkproof.export/1 object on stdout (docs/json.md)
+  --progress         the CPU reference's progress line on stderr even when it is not a terminal
+
+Ctrl-C or SIGTERM during the CPU reference: the manifest (the plan) alone is written, its
+reference object saying why, exit 3.
 
 exit: 0 written, the plan's chunked pipeline equals the unchunked reference bit for bit;
 1 a finding (an assert fired: only the manifest is written; or the plan corrupts: files
 written, marked "expected": "corrupt"; or the GPU reference disagrees with the CPU: nothing
-written); 2 bad input; 3 inconclusive (accumulator overflow); 4 --device gpu without a GPU.
+written); 2 bad input; 3 inconclusive (accumulator overflow, or interrupted); 4 --device gpu without a GPU.
 )";
+}  // namespace
+
+namespace {
+// The CPU reference with a progress line (rows through the pipeline, an estimate); empty when
+// SIGINT/SIGTERM stopped it (nothing written yet).
+std::optional<io::ExportSummary> cpu_export(const Case& c, const io::PlanVerdict& verdict, const std::string& out,
+                                            int threads, bool progress_flag) {
+  proc::InterruptGuard guard;
+  proc::Progress progress("export", 0, "rows", show_progress(progress_flag));
+  mla::CheckOptions opts;
+  opts.threads = threads;
+  opts.progress = [&](const mla::CheckProgress& at) {
+    progress.set_total(at.rows_total);
+    progress.set(at.rows_done);
+    progress.note("chunk " + std::to_string(at.chunk + 1) + "/" + std::to_string(at.chunks) + ", pass " +
+                  std::to_string(at.pass + 1) + "/" + std::to_string(at.passes));
+  };
+  opts.stop = [] { return proc::interrupted(); };
+  try {
+    return io::write_export(c, verdict, out, opts);
+  } catch (const mla::CheckStopped&) {
+    return std::nullopt;
+  }
+}
 }  // namespace
 
 int export_main(Args args) {
@@ -61,8 +93,9 @@ int export_main(Args args) {
   app.add_option("--sample-heads", sample_heads, "heads the CPU cross-checks a GPU reference on")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  bool json = false;
+  bool json = false, progress_flag = false;
   app.add_flag("--json", json, "machine-readable output");
+  app.add_flag("--progress", progress_flag, "progress on stderr even when it is not a terminal (CPU reference)");
   if (!parse(app, args)) return kExitOk;
   const Case c = parse_case(line);
   // --json: one document with what the text lines say.
@@ -123,7 +156,21 @@ int export_main(Args args) {
     s = io::write_export_result(c, verdict, out, g.result, src);
     source_line = g.result.assert_fired ? std::string("none (the plan asserts)") : "GPU, " + g.device + ": " + g.line;
   } else {
-    s = io::write_export(c, verdict, out, threads);
+    std::optional<io::ExportSummary> done = cpu_export(c, verdict, out, threads, progress_flag);
+    if (!done) {
+      const std::string why = "interrupted (" +
+                              std::string(proc::interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT") +
+                              ") before the reference was complete: only the manifest (the plan) is written";
+      io::write_manifest_only(c, verdict, out, why);
+      if (json)
+        return report(kExitInconclusive, verdict.outcome, "CPU, every head", why, {out + "/" + io::kManifestFile}, why);
+      std::cout << "case      " << print_case(c) << "\n"
+                << "outcome   " << verdict.outcome << "\n"
+                << "reference " << why << "\n"
+                << "wrote     " << out << "/" << io::kManifestFile << " only\n";
+      return kExitInconclusive;
+    }
+    s = *done;
     source_line = "CPU, every head" + (why_cpu.empty() ? std::string() : " (" + why_cpu + ")");
   }
   if (json) {

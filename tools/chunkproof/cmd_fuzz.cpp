@@ -133,13 +133,18 @@ int run(Args args) {
     std::ifstream in(r.report_json);
     std::cout << in.rdbuf();
   } else {
+    const auto groups = fuzz::group_findings(r.findings);
     std::cout << (r.interrupted ? "interrupted; " : "") << r.run.executions << " executions in " << std::fixed
               << std::setprecision(1) << r.run.seconds << " s (" << std::setprecision(0) << r.run.exec_per_s
               << "/s), coverage " << r.run.coverage << ", corpus " << r.run.corpus << "\n"
-              << r.findings.size() << " distinct finding(s):\n";
-    for (const auto& f : r.findings) {
-      std::cout << "  " << (f.is_new ? "new  " : "known") << " " << f.signature << "\n";
+              << r.findings.size() << " distinct finding(s), " << groups.size() << " root cause(s):\n";
+    for (const auto& g : groups) {
+      const auto& f = r.findings[g.members.front()];
+      std::cout << "  " << (f.is_new ? "new  " : "known") << " " << g.root_cause << "  (" << g.members.size()
+                << " raw signature" << (g.members.size() == 1 ? "" : "s") << ")\n";
       if (!f.case_line.empty()) std::cout << "        " << f.case_line << "\n";
+      for (std::size_t k = 1; k < g.members.size(); ++k)
+        std::cout << "        same cause: " << r.findings[g.members[k]].signature << "\n";
     }
     std::cout << "report: " << r.report_md << "\n        " << r.report_json << "\n";
   }

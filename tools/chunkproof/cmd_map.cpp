@@ -7,6 +7,8 @@
 
 #include "campaign/heatmap.h"
 #include "reference/planner/versions.h"
+#include "reference/proc/interrupt.h"
+#include "reference/proc/progress.h"
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/json.h"
 #include "tools/chunkproof/live_cli.h"
@@ -46,8 +48,12 @@ Hovering a cell in a browser shows its case line, which replays with `chunkproof
   --out FILE        default map-<version>-<platform>-<y>-x-<x>.<svg|csv>; - is stdout (csv,
                     table); checked before any cell is computed
   --json            one chunkproof.map/1 object on stdout (docs/json.md)
+  --progress        the progress line (cells, estimate) on stderr even when it is not a terminal
 
-exit: 0 map written (every cell ok), 1 map written with findings in some cells, 2 usage.
+Ctrl-C or SIGTERM: the rows computed so far are drawn and written, the rest of the last row as
+'not computed (interrupted)'; exit 3.
+exit: 0 map written (every cell ok), 1 map written with findings in some cells, 2 usage,
+3 interrupted (the map is partial).
 )";
 
 int run(Args args) {
@@ -68,8 +74,9 @@ int run(Args args) {
   app.add_option("--format", format, "svg | csv | table")
       ->check(CLI::IsMember({"svg", "csv", "table"}))
       ->capture_default_str();
-  bool json = false;
+  bool json = false, progress_flag = false;
   app.add_flag("--json", json, "machine-readable output: one chunkproof.map/1 object (docs/json.md)");
+  app.add_flag("--progress", progress_flag, "progress on stderr even when it is not a terminal");
   LiveArgs live;
   add_live_options(app, live, false);  // the map's --version is the model the plans are diffed against
   if (!parse(app, args)) return kExitOk;
@@ -115,10 +122,20 @@ int run(Args args) {
   const auto planner = start_planner(live);
   spec.planner = planner.get();
   fuzz::Map m;
-  try {
-    m = fuzz::compute_map(spec);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+  {
+    // Ctrl-C / SIGTERM: the cells so far are drawn and written (the rest "not computed"), exit 3.
+    proc::InterruptGuard guard;
+    proc::Progress progress("map", 0, "cells", show_progress(progress_flag));
+    spec.progress = [&](std::int64_t done, std::int64_t total) {
+      progress.set_total(total);
+      progress.set(done);
+    };
+    spec.stop = [] { return proc::interrupted(); };
+    try {
+      m = fuzz::compute_map(spec);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
   std::string png_note, png;
   if (format == "svg") {
@@ -137,7 +154,12 @@ int run(Args args) {
     for (const char* f :
          {"assert", "crash", "violation", "diff", "exception", "protocol"})  // the last three: --planner-cmd
       findings = findings || c.rfind(f, 0) == 0;
-  const int rc = findings ? kExitFinding : kExitOk;
+  const int rc = worst(findings ? kExitFinding : kExitOk, m.interrupted ? kExitInconclusive : kExitOk);
+  const std::string stopped =
+      m.interrupted ? "interrupted after " + std::to_string(m.computed) + " of " + std::to_string(m.total_cells) +
+                          " cells (the map holds the rows so far, its last row's rest " + fuzz::kNotComputed + ")"
+                    : std::string();
+  if (!stopped.empty()) std::cerr << "chunkproof map: " << stopped << "\n";
   if (json) {
     Json counts = Json::array();
     for (const auto& c : m.categories) counts.push_back(Json{{"outcome", c}, {"cells", m.counts.at(c)}});
@@ -152,6 +174,7 @@ int run(Args args) {
                                {"format", format},
                                {"out", out.empty() || out == "-" ? Json(nullptr) : Json(out)},
                                {"outcomes", counts},
+                               {"interrupted", m.interrupted},
                                {"exit_code", rc}});
     return rc;
   }

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "reference/io/user_dirs.h"
 #include "tools/chunkproof/cli.h"
 #ifdef CHUNKPROOF_HAVE_Z3
 #include <csignal>
@@ -82,6 +83,18 @@ std::vector<Version> encoded_versions(const std::vector<Version>& asked, const s
   return out;
 }
 
+// `--save-regression` without a folder: the user's data folder, never the checkout (the suite's
+// corpus/regressions is the developers' to curate: copy a file there to keep it).
+constexpr const char* kDefaultRegressionDir = "<the user's data folder>";
+std::string default_regression_dir() {
+  const auto tries = io::user_dir_candidates("XDG_DATA_HOME", ".local/share", "regressions");
+  for (const auto& p : tries)
+    if (writable_dir(p.string())) return p.string();
+  throw UsageError(
+      "--save-regression: no writable data folder ($XDG_DATA_HOME/chunkproof/regressions or "
+      "~/.local/share/chunkproof/regressions); give --save-regression DIR (nothing was run)");
+}
+
 smt::ProveOptions prove_options(const ProveArgs& a) {
   smt::ProveOptions po;
   po.versions = encoded_versions(parse_versions(a.versions, "--version"), a.versions);
@@ -116,11 +129,12 @@ smt::ProveOptions prove_options(const ProveArgs& a) {
   po.seed = a.seed;
   // Folders first: nothing runs when an output folder cannot be written.
   if (!a.emit_smt2.empty()) require_writable_dir(a.emit_smt2, "--emit-smt2");
-  if (!a.save_regression.empty()) require_writable_dir(a.save_regression, "--save-regression");
+  const std::string save = a.save_regression == kDefaultRegressionDir ? default_regression_dir() : a.save_regression;
+  if (!save.empty()) require_writable_dir(save, "--save-regression");
   po.emit_smt2_dir = a.emit_smt2;
   if (a.emit_only && a.emit_smt2.empty()) throw UsageError("--emit-only needs --emit-smt2 DIR");
   po.emit_only = a.emit_only;
-  po.save_regression_dir = a.save_regression;
+  po.save_regression_dir = save;
   if (!a.no_cache) {
     std::string warning;
     if (a.cache.empty())
@@ -224,7 +238,7 @@ int run(Args args) {
   std::vector<std::string> argv(args.begin(), args.end());
   for (std::size_t i = 0; i < argv.size(); ++i)
     if (argv[i] == "--save-regression" && (i + 1 == argv.size() || argv[i + 1].rfind("--", 0) == 0))
-      argv[i] = "--save-regression=corpus/regressions";
+      argv[i] = std::string("--save-regression=") + kDefaultRegressionDir;
   add_list(app, "--version", a.versions, "planner versions: comma list or all")
 
       ->capture_default_str();
@@ -253,7 +267,8 @@ int run(Args args) {
       ->type_name("DIR");
   app.add_flag("--no-cache", a.no_cache, "no cache");
   app.add_option("--save-regression", a.save_regression,
-                 "write replayed counterexamples as .case files (DIR optional, default corpus/regressions)")
+                 "write replayed counterexamples as .case files (DIR optional, default "
+                 "$XDG_DATA_HOME/chunkproof/regressions, else ~/.local/share/chunkproof/regressions)")
       ->type_name("[DIR]");
   app.add_flag("--json", a.json, "machine-readable result");
   if (!parse(app, argv)) return kExitOk;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "reference/io/html_report.h"
 #include "reference/io/pictures.h"
 #include "tools/chunkproof/compare_run.h"
 #include "tools/chunkproof/json.h"
@@ -354,8 +355,15 @@ void write_report(const Run& run) {
   write_file(dir + "/overview.svg",
              io::error_overview_svg(bars, run.opt.bound.rel,
                                     "max row-scaled rel error vs exact reference (log10); dashed: bound"));
-  write_file(dir + "/report.md", report_md(run));
+  const std::string md = report_md(run);
+  write_file(dir + "/report.md", md);
   write_file(dir + "/report.json", report_json(run).dump(1) + "\n");
+  // report.md as one self-contained page, the histograms and the overview inline.
+  try {
+    io::write_html_report(dir + "/report.html", "chunkproof compare", md, dir);
+  } catch (const std::runtime_error& e) {
+    throw io::IoError(e.what());
+  }
 }
 
 void print_summary(const Run& run) {
@@ -367,7 +375,7 @@ void print_summary(const Run& run) {
     if (run.res[i].mode() == "chunked" && !run.rows[i].det)
       std::cout << "note: #" << i << " " << run.res[i].label << ": no unchunked run of " << run.res[i].set()
                 << " on this device, so the chunk-corruption detector did not run (runner: --mode chunked,unchunked)\n";
-  std::cout << "\nwrote " << run.opt.outdir << "/{report.md, report.json, overview.svg, hist-*.svg"
+  std::cout << "\nwrote " << run.opt.outdir << "/{report.md, report.html, report.json, overview.svg, hist-*.svg"
             << (run.pairs.empty() ? "" : ", pair-*.svg") << "}\n";
 }
 
