@@ -26,7 +26,7 @@ std::vector<std::string_view> tags_where(bool (*pick)(const InvariantInfo&)) {
 TEST(CatalogueRows, DcpOnlyRowsAreExactlyTheOnesNotApplicableWithoutDcp) {
   EXPECT_EQ(tags_where([](const InvariantInfo& r) { return r.dcp_only; }),
             (std::vector<std::string_view>{"I-1", "I-6", "I-7", "I-8", "I-10", "A-3", "A-4", "A-7", "G-7", "G-10",
-                                           "T-1", "T-3", "D-5", "D-7"}));
+                                           "T-1", "T-3", "D-5", "D-7", "P-13"}));
   const Evaluation flat =
       evaluate(parse_case("version=v2-interleave platform=rocm workspace=1000 block=16 ctx=900,900 q=4,4"));
   const Evaluation dcp =
