@@ -11,8 +11,12 @@ from .protocol import PLAN_SCHEMA
 
 def batch_split(request):
     """(num_decodes, prefills): leading requests with q <= 1 are decodes (vLLM's
-    split_decodes_and_prefills at threshold 1, the batch already reordered)."""
+    split_decodes_and_prefills at threshold 1, the batch already reordered). An adapter whose
+    engine plans every request of the batch (SGLang's extend batch: batch_size counts them all)
+    sets request["decode_split"] = False: no decodes."""
     q = request["q"]
+    if request.get("decode_split") is False:
+        return 0, list(range(len(q)))
     num_decodes = 0
     while num_decodes < len(q) and q[num_decodes] <= 1:
         num_decodes += 1

@@ -96,6 +96,9 @@ def dcp_span(engine, start, length, world):
 
 
 def plan(engine, request):
+    # SGLang's extend batch has no decode split: batch_size (and so C // bs) counts every request,
+    # a 1-token extend included (the vLLM-style split made q=1 requests decodes: 4 diff kinds).
+    request = dict(request, decode_split=False)
     num_decodes, prefills = schema.batch_split(request)
     world = request["dcp"]
     if world > 1 and engine.dcp_lens is None:

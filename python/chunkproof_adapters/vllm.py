@@ -23,7 +23,7 @@ import os
 import sys
 import types
 
-from . import protocol, schema
+from . import protocol, schema, vllm_indexer
 
 MODULE = "vllm/model_executor/layers/attention/mla_attention.py"
 UTILS = "vllm/v1/attention/backends/utils.py"
@@ -41,10 +41,14 @@ PLANNER_NAMES = [
 
 
 class Engine:
-    """vLLM's functions the adapter calls."""
+    """vLLM's functions the adapter calls: the packed planner's (build, sizing, local_seq_lens) and
+    the sparse indexer's (vllm_indexer.Indexer); a part this vLLM lacks is None and its
+    `*_missing` says why (a request for it exits 4 with that message)."""
 
-    def __init__(self, torch, build, sizing, local_seq_lens, origin):
+    def __init__(self, torch, build, sizing, local_seq_lens, origin, indexer=None, indexer_missing=None,
+                 packed_missing=None):
         self.torch, self.build, self.sizing, self.local_seq_lens, self.origin = torch, build, sizing, local_seq_lens, origin
+        self.indexer, self.indexer_missing, self.packed_missing = indexer, indexer_missing, packed_missing
 
 
 def from_source(src):
@@ -62,14 +66,26 @@ def from_source(src):
                     dataclass=dataclasses.dataclass, field=dataclasses.field, Callable=Callable,
                     lcm=math.lcm, ClassVar=typing.ClassVar, Generic=typing.Generic, TypeVar=typing.TypeVar,
                     cast=typing.cast, np_to_pinned_tensor=lambda a: torch.from_numpy(a))
+    got, packed_missing = None, None
     try:
         got = loader.load([(os.path.join(src, MATH), ["cdiv", "round_down", "round_up"]),
                            (os.path.join(src, UTILS), ["get_dcp_local_seq_lens"]),
                            (os.path.join(src, MODULE), PLANNER_NAMES)], provided)
     except loader.Missing as e:
-        protocol.cannot_run(f"{e} (expected vLLM's packed planner, #50613 or later, under --src {src})")
+        packed_missing = f"{e} (expected vLLM's packed planner, #50613 or later, under --src {src})"
+    indexer, indexer_missing = None, None
+    try:
+        extra = {"get_dcp_local_seq_lens": got["get_dcp_local_seq_lens"]} if got else {}
+        indexer = vllm_indexer.load(loader, os.path.join(src, vllm_indexer.INDEXER), dict(provided, **extra), torch)
+    except loader.Missing as e:
+        indexer_missing = f"{e} under --src {src}"
+    if got is None and indexer is None:
+        protocol.cannot_run(f"{packed_missing}; and {indexer_missing}")
+    if got is None:
+        return Engine(torch, None, None, None, f"--src {src} (indexer only)", indexer, indexer_missing, packed_missing)
     return Engine(torch, got["build_mla_chunked_context_metadata"], got["determine_chunked_prefill_workspace_size"],
-                  got["get_dcp_local_seq_lens"], f"--src {src} (shimmed: {', '.join(got.placeholders)})")
+                  got["get_dcp_local_seq_lens"], f"--src {src} (shimmed: {', '.join(got.placeholders)})",
+                  indexer, indexer_missing)
 
 
 def from_installed():
@@ -82,9 +98,14 @@ def from_installed():
     for name in ("build_mla_chunked_context_metadata", "MLACommonMetadataBuilder"):
         if not hasattr(m, name):
             protocol.cannot_run(f"vllm's mla_attention has no {name} (expected #50613 or later)")
+    try:
+        from vllm.v1.attention.backends.mla import indexer as ix
+        indexer, missing = vllm_indexer.from_module(torch, ix), "the installed vllm's indexer has no chunker"
+    except ImportError as e:
+        indexer, missing = None, f"no importable vllm indexer ({e})"
     return Engine(torch, m.build_mla_chunked_context_metadata,
                   m.MLACommonMetadataBuilder.determine_chunked_prefill_workspace_size, get_dcp_local_seq_lens,
-                  f"installed vllm at {os.path.dirname(m.__file__)}")
+                  f"installed vllm at {os.path.dirname(m.__file__)}", indexer, missing)
 
 
 def vllm_config(request):
@@ -159,6 +180,12 @@ def call_build(engine, request, workspace):
 
 
 def plan(engine, request):
+    if request["version"].startswith("indexer-"):  # the sparse indexer chunker (vllm_indexer.py)
+        if engine.indexer is None:
+            protocol.cannot_run(engine.indexer_missing)
+        return vllm_indexer.plan(engine.indexer, request)
+    if engine.build is None:
+        protocol.cannot_run(engine.packed_missing)
     if request["workspace"] is not None:
         workspace = request["workspace"]
     else:
@@ -183,6 +210,9 @@ def main(argv=None):
     engine = from_source(a.src) if a.src else from_installed()
     print(f"chunkproof vllm adapter: {engine.origin}; checked against {', '.join(c[:12] for c in CHECKED_AGAINST)}",
           file=sys.stderr)
+    print("chunkproof vllm adapter: sparse indexer " + (
+        f"({engine.indexer.style} shape); checked against {', '.join(c[:12] for c in vllm_indexer.CHECKED_AGAINST)}"
+        if engine.indexer else f"not available: {engine.indexer_missing}"), file=sys.stderr)
     if a.check:
         return
     protocol.serve(lambda req: plan(engine, req))

@@ -11,7 +11,7 @@ import textwrap
 import types
 import unittest
 
-from chunkproof_adapters import loader, protocol, schema, testplanner, vllm
+from chunkproof_adapters import loader, protocol, schema, testplanner, vllm, vllm_indexer
 
 try:
     import torch  # noqa: F401
@@ -132,6 +132,24 @@ class VllmConversion(unittest.TestCase):
                 cu_seq_lens=[0, 64])
         p = vllm.convert(request(ctx=[64, 0], q=[4, 4]), ns(chunks=[c0], empty_token_slices=[slice(4, 8)]), 128, None)
         self.assertEqual(p["empty_token_ranges"], [[4, 8]])
+
+
+class VllmIndexerConversion(unittest.TestCase):
+    """DeepseekV32IndexerPrefillChunkMetadata as vLLM 8bdc70ec7 names its fields."""
+
+    def test_sub_slices_share_the_gather_and_dropped_chunks_are_empty_ranges(self):
+        # One decode (q=1), then a long prefill cut into two query sub-slices, then a prefill with
+        # no compressed K rows (seq < rho): its metadata is None.
+        req = request(version="indexer-dsv4", ctx=[5, 100, 0], q=[1, 8, 2], workspace=1000)
+        md0 = ns(cu_seq_lens=[0, 27], token_start=1, token_end=5, skip_kv_gather=False)
+        md1 = ns(cu_seq_lens=[0, 27], token_start=5, token_end=9, skip_kv_gather=True)
+        p = vllm_indexer.convert(req, 1000, [(slice(1, 2), slice(0, 4), md0), (slice(1, 2), slice(4, 8), md1),
+                                             (slice(2, 3), slice(0, 2), None)])
+        self.assertEqual([(c["token_start"], c["token_end"], c["is_continuation"]) for c in p["chunks"]],
+                         [(0, 4, False), (4, 8, True)])  # batch token space shifted by the decode's token
+        self.assertEqual(p["chunks"][0]["requests"], [{"request": 1, "start": 0, "len": 27}])
+        self.assertEqual(p["empty_token_ranges"], [[8, 10]])
+        self.assertEqual((p["num_decodes"], p["prefills"]), (1, [1, 2]))
 
 
 @unittest.skipUnless(HAVE_TORCH, "the SGLang adapter runs SGLang's torch code")
