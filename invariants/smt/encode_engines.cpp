@@ -29,6 +29,10 @@ constexpr std::array kEngineRules{
     EngineRule{"tokenspeed", InvariantId::T3_tokenspeed_first_owned, false, 0, encode_tokenspeed_T3},
     EngineRule{"sglang", InvariantId::G10_sglang_strided_premise, true, 1, encode_sglang_G10},
     EngineRule{"sglang", InvariantId::G4_sglang_zero_kv_rows, true, 2, encode_sglang_G4},
+    EngineRule{"sglang", InvariantId::I3_coverage, false, 0, encode_rect_I3},
+    EngineRule{"sglang", InvariantId::I4_global_row_budget, true, 1, encode_rect_I4},
+    EngineRule{"tokenspeed", InvariantId::I3_coverage, false, 0, encode_rect_I3},
+    EngineRule{"tokenspeed", InvariantId::I4_global_row_budget, true, 1, encode_rect_I4},
     EngineRule{"trtllm", InvariantId::I4_global_row_budget, true, 1, encode_trtllm_I4},
 };
 
@@ -42,7 +46,7 @@ std::int64_t batch_max(const EngineRule& r, const Domain& d) { return std::max(r
 
 }  // namespace
 
-EngineCommon make_engine_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp) {
+EngineCommon make_engine_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp_only) {
   EngineCommon c{ctx.int_const("S"), ctx.int_const("block"), ctx.int_const("dcp"), ctx.int_const("interleave"),
                  ctx.int_const("block_div_interleave")};
   fact(enc, c.S >= 1, {c.S});
@@ -53,8 +57,8 @@ EngineCommon make_engine_common(z3::context& ctx, Encoding& enc, const Domain& d
   fact(enc, c.I >= 1 && c.I <= c.B, {c.I});
   bound(enc, c.I <= ctx.int_val(d.interleave_max), {c.I});
   fact(enc, c.bi >= 1 && c.B == c.I * c.bi, {c.B, c.I});  // I | B (I-11, enforced by the case format)
-  if (dcp) {
-    fact(enc, c.W >= 2, {c.W});
+  if (info(v).supports_dcp) {
+    fact(enc, c.W >= (dcp_only ? 2 : 1), {c.W});
     bound(enc, c.W <= ctx.int_val(d.dcp_max), {c.W});
   } else {
     fact(enc, c.W == 1, {c.W});
@@ -108,7 +112,7 @@ std::vector<expr> engine_contexts(z3::context& ctx, Encoding& enc, const Domain&
 }
 
 void engine_goal(Encoding& enc, const Z3Scope& sc, std::string name, std::string comment, const expr& goal,
-                 const std::vector<expr>& earlier) {
+                 const std::vector<expr>& earlier, bool linear) {
   std::vector<expr> hyps;
   for (const auto& f : enc.domain)
     if (!enc.bound_ids.count(f.id())) hyps.push_back(f);
@@ -117,6 +121,7 @@ void engine_goal(Encoding& enc, const Z3Scope& sc, std::string name, std::string
   hyps.insert(hyps.end(), earlier.begin(), earlier.end());
   Step s{std::move(name), std::move(comment), goal, std::nullopt, true};
   s.hyps = hyps;
+  s.abstract_products = linear;
   enc.steps.push_back(std::move(s));
 }
 

@@ -46,7 +46,7 @@ void encode_trtllm_I4(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const D
   }
   enc.shown.insert(enc.shown.end(), {{"loop", cc}, {"loop_rows", rows}});
   engine_goal(enc, sc, "loop-budget", "an existing loop's rows fit the context K/V workspace: rows <= S",
-              z3::implies(exists, rows <= c.S));
+              z3::implies(exists, rows <= c.S), {}, true);
   enc.method = "closed query per batch size n (bounded batch), symbolic S/contexts/loop";
   enc.to_case = engine_batch_case(c, cxs, key);
 }

@@ -23,8 +23,9 @@ struct EngineCommon {
   expr S, B, W, I, bi;
 };
 // S >= 1 (<= workspace_max with an explicit workspace), B >= 1, I | B (I = 1 where the version
-// has no interleave), W >= 2 under DCP else W = 1; the domain's maxima as bounds, its pins.
-EngineCommon make_engine_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp);
+// has no interleave), W >= 2 for a DCP-only rule, W >= 1 where the version has DCP, else W = 1;
+// the domain's maxima as bounds, its pins.
+EngineCommon make_engine_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp_only);
 // The case line's engine keys from a model: version, platform, workspace=S, block, dcp, interleave.
 Case engine_base_case(const z3::model& m, const EngineCommon& c, const TaskKey& key);
 // The case of a batch: the engine keys and one request per context (q = 16: prefills).
@@ -35,9 +36,11 @@ std::vector<expr> engine_contexts(z3::context& ctx, Encoding& enc, const Domain&
                                   std::int64_t min_ctx, std::int64_t hint_max);
 // The encoding's goal: a direct closed step over every non-bound domain fact and every witness
 // definition so far (build the goal's terms first), and the earlier steps `earlier` (a lemma
-// chain's); definedness gets the same hypotheses.
+// chain's); definedness gets the same hypotheses. linear: the argument is linear over its
+// products (a chunk's start c*chunk_len as one quantity), so the own query abstracts them
+// (Step::abstract_products, a weakening; the whole-domain re-solve of a sat answer does not).
 void engine_goal(Encoding& enc, const Z3Scope& sc, std::string name, std::string comment, const expr& goal,
-                 const std::vector<expr>& earlier = {});
+                 const std::vector<expr>& earlier = {}, bool linear = false);
 
 // One encoder per (family, invariant) row of the table; n: the batch's requests (a batch rule's
 // split case), else 0.
@@ -46,6 +49,8 @@ void encode_atom_A7(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::
 void encode_tokenspeed_T3(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
 void encode_sglang_G10(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
 void encode_sglang_G4(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_rect_I3(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_rect_I4(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
 void encode_trtllm_I4(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
 
 }  // namespace cp::smt::detail

@@ -94,6 +94,18 @@ TEST(SmtEngines, TrtllmLoopBudgetRefutedBeforePackingAndProvedWithIt) {
   expect_proved_unbounded(Version::trtllm_current, InvariantId::I4_global_row_budget);
 }
 
+// The rectangular split both engines plan with tiles and covers every prefix (I-3, any batch)
+// and keeps a chunk's rows within C (I-4, per batch size: the lemma-piece chain), on every row.
+TEST(SmtEngines, RectangularSplitCoversAndFitsTheCapacity) {
+  for (Version v : {Version::sglang_pre22688, Version::sglang_current, Version::tokenspeed_compact,
+                    Version::tokenspeed_compact_fixed}) {
+    expect_proved_unbounded(v, InvariantId::I3_coverage);
+    expect_proved_unbounded(v, InvariantId::I4_global_row_budget);
+  }
+  // The one-shot path (sum of prefixes <= C) is one chunk: I-4 by the dispatch's own test.
+  expect_proved_unbounded(Version::sglang_oneshot_dcp, InvariantId::I4_global_row_budget);
+}
+
 TEST(SmtEngines, UnencodedRulesSayWhy) {
   const ProveResult r = row(one(Version::atom_fixed, InvariantId::I3_coverage));
   EXPECT_EQ(r.status, Status::not_encoded);
