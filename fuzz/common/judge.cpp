@@ -130,7 +130,7 @@ Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known
   }
   j.outcome = ev.outcome;
   for (const auto& r : ev.results)
-    if (r.verdict == Verdict::violated) j.violated |= std::uint32_t{1} << static_cast<int>(r.id);
+    if (r.verdict == Verdict::violated) j.violated |= std::uint64_t{1} << static_cast<int>(r.id);
   if (const AssertFailure* a = ev.first_assert()) {
     j.assert_stage = a->stage == "init" ? 0 : a->stage == "plan" ? 1 : a->stage == "forward" ? 2 : 3;
     if (a->kind == FailureKind::crash) j.assert_stage = 3;
@@ -148,8 +148,7 @@ Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known
   std::uint64_t key = 0;
   if (may_skip) {
     key = signature_key(c, ev);
-    if (!cfg.stop_on.empty())
-      key ^= (std::uint64_t{j.violated} << 8 | (c.dcp > 1) << 1 | (c.interleave > 1)) * 0x9e3779b97f4a7c15ull;
+    if (!cfg.stop_on.empty()) key ^= (j.violated << 8 | (c.dcp > 1) << 1 | (c.interleave > 1)) * 0x9e3779b97f4a7c15ull;
     if (known_keys(known).count(key)) {
       j.kind = Judgement::finding;
       j.known = true;

@@ -28,8 +28,10 @@ struct Judgement {
   // The verdict in numbers, for every judged case (not `rejected`): the planner target turns it
   // into libFuzzer features.
   Outcome outcome = Outcome::ok;
-  std::uint32_t violated = 0;  // bit i: invariant InvariantId(i) violated
-  int assert_stage = 0;        // first assert's stage: 0 init, 1 plan, 2 forward, 3 other (or a crash)
+  std::uint64_t violated =
+      0;  // bit i: invariant InvariantId(i) violated (35 rows since the pcp checks: 32 bits overflowed)
+  static_assert(kNumInvariants <= 56, "violated << 8 in the known-finding key must fit 64 bits");
+  int assert_stage = 0;  // first assert's stage: 0 init, 1 plan, 2 forward, 3 other (or a crash)
 };
 
 // Bound on estimated_plan_work() (chunk entries x W) above which a case is skipped as too slow.
