@@ -38,6 +38,16 @@ std::vector<Triple> packed_grid(const Domain& d) {
   return g;
 }
 
+void block_and_interleave_facts(z3::context& ctx, Encoding& enc, const Domain& d, Version v, const expr& B,
+                                const expr& I, const expr& bi) {
+  fact(enc, B >= 1, {B});
+  bound(enc, B <= ctx.int_val(d.block_max), {B});
+  if (!info(v).supports_interleave) fact(enc, I == 1, {I});
+  fact(enc, I >= 1 && I <= B, {I});
+  bound(enc, I <= ctx.int_val(d.interleave_max), {I});
+  fact(enc, bi >= 1 && B == I * bi, {B, I});  // I | B (I-11, enforced by the case format)
+}
+
 // The engine parameters and the workspace over the declared domain.
 Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp, std::int64_t wmin,
                    std::int64_t wmax, const Triple* concrete) {
@@ -56,12 +66,7 @@ Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, 
     c.I = ctx.int_val(concrete->I);
     c.bi = ctx.int_val(concrete->B / concrete->I);
   }
-  fact(enc, c.B >= 1, {c.B});
-  bound(enc, c.B <= ctx.int_val(d.block_max), {c.B});
-  if (!info(v).supports_interleave) fact(enc, c.I == 1, {c.I});
-  fact(enc, c.I >= 1 && c.I <= c.B, {c.I});
-  bound(enc, c.I <= ctx.int_val(d.interleave_max), {c.I});
-  fact(enc, c.bi >= 1 && c.B == c.I * c.bi, {c.B, c.I});  // I | B (I-11, enforced by the case format)
+  block_and_interleave_facts(ctx, enc, d, v, c.B, c.I, c.bi);
   if (!dcp) {
     fact(enc, c.W == 1, {c.W});
   } else {

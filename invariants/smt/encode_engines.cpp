@@ -51,12 +51,7 @@ EngineCommon make_engine_common(z3::context& ctx, Encoding& enc, const Domain& d
                  ctx.int_const("block_div_interleave")};
   fact(enc, c.S >= 1, {c.S});
   if (d.workspace_max != 0) bound(enc, c.S <= ctx.int_val(d.workspace_max), {c.S});
-  fact(enc, c.B >= 1, {c.B});
-  bound(enc, c.B <= ctx.int_val(d.block_max), {c.B});
-  if (!info(v).supports_interleave) fact(enc, c.I == 1, {c.I});
-  fact(enc, c.I >= 1 && c.I <= c.B, {c.I});
-  bound(enc, c.I <= ctx.int_val(d.interleave_max), {c.I});
-  fact(enc, c.bi >= 1 && c.B == c.I * c.bi, {c.B, c.I});  // I | B (I-11, enforced by the case format)
+  block_and_interleave_facts(ctx, enc, d, v, c.B, c.I, c.bi);
   if (info(v).supports_dcp) {
     fact(enc, c.W >= (dcp_only ? 2 : 1), {c.W});
     bound(enc, c.W <= ctx.int_val(d.dcp_max), {c.W});

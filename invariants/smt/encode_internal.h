@@ -41,6 +41,10 @@ struct Common {
   // (steps::workspace_sizing; a proof takes q from here, never from the term).
   std::optional<arith::Rounding<expr>> rounding = std::nullopt;
 };
+// B >= 1 within the domain, I | B with B = I * bi (I-11), I = 1 where the version has no interleave:
+// the geometry facts of every encoding (vLLM's make_common, the engines' make_engine_common).
+void block_and_interleave_facts(z3::context& ctx, Encoding& enc, const Domain& d, Version v, const expr& B,
+                                const expr& I, const expr& bi);
 // The engine parameters and the workspace over the declared domain (concrete: a split case).
 Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp, std::int64_t wmin,
                    std::int64_t wmax, const Triple* concrete = nullptr);
