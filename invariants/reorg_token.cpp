@@ -42,15 +42,13 @@ void receive(const ChunkEntry& e, std::int64_t first_row, std::int64_t n, RowOf 
 }
 
 // Local attention: an entry receives, on every rank, the rows of that rank's gather runs of its
-// request (row numbers are the ranks' concatenated rows, rank-major).
-std::vector<RowSource> attended_locally(const ChunkMovement& m, const std::vector<RowSource>& rows, int request,
-                                        std::int64_t ranks) {
+// request (row numbers are the ranks' concatenated rows, rank-major): attended_spans, the spans the
+// numerics attend (reference/dcp/movement.h).
+std::vector<RowSource> attended_locally(const ChunkMovement& m, const std::vector<RowSource>& rows, const Chunk& ch,
+                                        std::size_t entry, std::int64_t ranks) {
   std::vector<RowSource> got;
-  for (std::int64_t rank = 0; rank < ranks; ++rank)
-    for (const auto& g : m.gather)
-      if (g.request == request && runs_on(m, g, rank))
-        for (std::int64_t k = 0; k < g.len && g.dst + k < m.local_rows; ++k)
-          got.push_back(rows[static_cast<std::size_t>(rank * m.local_rows + g.dst + k)]);
+  for (const AttendSpan& sp : attended_spans(m, ch, entry, ranks))
+    got.insert(got.end(), rows.begin() + sp.lo, rows.begin() + sp.hi);
   return got;
 }
 
@@ -70,7 +68,7 @@ void walk_tokens(const Batch& b, const Plan& p, ReceiptVisitor visit) {
                 .groups = groups};
       groups.clear();
       if (m.exchange == Exchange::local_attend) {
-        const auto got = attended_locally(m, rows, e.request, p.dcp);
+        const auto got = attended_locally(m, rows, ch, eb, p.dcp);
         receive(
             e, 0, static_cast<std::int64_t>(got.size()),
             [&](std::int64_t i) -> const RowSource& { return got[static_cast<std::size_t>(i)]; }, r, seen, text);
