@@ -11,6 +11,7 @@ pkgs=(
   libbenchmark-dev zip python3                       # benchmarks, OSS-Fuzz seed zips
   libcli11-dev nlohmann-json3-dev                    # the CLI (options, --json), export/compare manifests
   librsvg2-dev                                       # PNG pictures: librsvg renders our SVGs onto a Cairo surface
+  libcmark-gfm-dev libcmark-gfm-extensions-dev       # the HTML report: GitHub-flavoured markdown (tables) to HTML
   universal-ctags                                    # tests/function_length.sh (no function over 150 lines)
   ccache                                             # tools/test.sh: the HIP build's host objects reuse the release build's
   python3-torch                                      # the Python runner's CPU tests (torch-math; 1.13)

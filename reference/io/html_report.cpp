@@ -1,7 +1,14 @@
-// The HTML report (html_report.h): a line-oriented renderer of the reports' markdown subset.
+// The HTML report (html_report.h): the reports' markdown rendered by cmark-gfm (Debian's
+// libcmark-gfm, GitHub's CommonMark with its table extension), the pictures swapped in.
 #include "reference/io/html_report.h"
 
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm-extension_api.h>
+#include <cmark-gfm.h>
+
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -10,6 +17,9 @@ namespace cp::io {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The text of a placeholder paragraph for figure N (no markdown or HTML character in it).
+constexpr const char* kFigureMark = "chunkproof-figure-";
 
 std::string escape(const std::string& s) {
   std::string o;
@@ -77,124 +87,71 @@ std::string picture(const std::string& target, const std::string& alt, const fs:
   return {};
 }
 
-// Inline markup: `code`, **bold**, ![alt](pic), [text](target). Pictures are collected into
-// `figures` (drawn after the line), the rest escaped.
-std::string inline_md(const std::string& s, const fs::path& base, std::string& figures) {
-  std::string o;
-  for (std::size_t i = 0; i < s.size();) {
-    if (s[i] == '`') {
-      const auto end = s.find('`', i + 1);
-      if (end != std::string::npos) {
-        o += "<code>" + escape(s.substr(i + 1, end - i - 1)) + "</code>";
-        i = end + 1;
-        continue;
-      }
-    }
-    if (s.compare(i, 2, "**") == 0) {
-      const auto end = s.find("**", i + 2);
-      if (end != std::string::npos) {
-        o += "<b>" + inline_md(s.substr(i + 2, end - i - 2), base, figures) + "</b>";
-        i = end + 2;
-        continue;
-      }
-    }
-    const bool image = s.compare(i, 2, "![") == 0;
-    if (image || s[i] == '[') {
-      const std::size_t open = i + (image ? 2 : 1);
-      const auto close = s.find("](", open);
-      const auto end = close == std::string::npos ? close : s.find(')', close + 2);
-      if (end != std::string::npos) {
-        const std::string text = s.substr(open, close - open), target = s.substr(close + 2, end - close - 2);
-        if (const std::string pic = picture(target, text, base); !pic.empty()) {
-          figures += pic;
-          o += image ? "" : escape(text) + " (below)";
-        } else {
-          o += "<a href=\"" + escape(target) + "\">" + escape(text) + "</a>";
-        }
-        i = end + 1;
-        continue;
-      }
-    }
-    o += escape(std::string(1, s[i]));
-    ++i;
+// The figure of the picture node `n` (an image, or a link to a picture) goes after the document's
+// top-level block that holds it, as a placeholder paragraph the HTML output swaps for the markup
+// (cmark escapes raw HTML in a node's text; the placeholder is plain text).
+void move_out(cmark_node* n, std::size_t figure, std::map<cmark_node*, cmark_node*>& last_after) {
+  cmark_node* top = n;
+  while (cmark_node_get_type(cmark_node_parent(top)) != CMARK_NODE_DOCUMENT) top = cmark_node_parent(top);
+  cmark_node* para = cmark_node_new(CMARK_NODE_PARAGRAPH);
+  cmark_node* text = cmark_node_new(CMARK_NODE_TEXT);
+  cmark_node_set_literal(text, (kFigureMark + std::to_string(figure)).c_str());
+  cmark_node_append_child(para, text);
+  cmark_node*& after = last_after[top];
+  cmark_node_insert_after(after ? after : top, para);
+  after = para;
+  if (cmark_node_get_type(n) == CMARK_NODE_LINK) {  // a link's label stays, pointing below
+    while (cmark_node* child = cmark_node_first_child(n)) cmark_node_insert_before(n, child);
+    cmark_node* below = cmark_node_new(CMARK_NODE_TEXT);
+    cmark_node_set_literal(below, " (below)");
+    cmark_node_insert_before(n, below);
   }
-  return o;
+  cmark_node_free(n);  // unlinks it
 }
 
-std::vector<std::string> cells_of(const std::string& row) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool code = false;
-  for (std::size_t i = 1; i < row.size(); ++i) {  // past the leading '|'
-    if (row[i] == '`') code = !code;
-    if (row[i] == '|' && !code) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += row[i];
+// Every image or link whose target is a local picture: its figure, the node moved out.
+std::vector<std::string> inline_pictures(cmark_node* doc, const fs::path& base) {
+  std::vector<cmark_node*> found;
+  std::vector<std::string> figures;
+  cmark_iter* it = cmark_iter_new(doc);
+  for (cmark_event_type ev; (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE;) {
+    cmark_node* n = cmark_iter_get_node(it);
+    const auto type = cmark_node_get_type(n);
+    if (ev != CMARK_EVENT_ENTER || (type != CMARK_NODE_IMAGE && type != CMARK_NODE_LINK)) continue;
+    std::string alt;  // the label's text
+    for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c))
+      if (const char* l = cmark_node_get_literal(c)) alt += l;
+    if (std::string pic = picture(cmark_node_get_url(n), alt, base); !pic.empty()) {
+      found.push_back(n);
+      figures.push_back(std::move(pic));
     }
   }
-  for (auto& c : out) {
-    c.erase(0, c.find_first_not_of(' '));
-    c.erase(c.find_last_not_of(' ') + 1);
-  }
-  return out;
+  cmark_iter_free(it);
+  std::map<cmark_node*, cmark_node*> last_after;
+  for (std::size_t i = 0; i < found.size(); ++i) move_out(found[i], i, last_after);
+  return figures;
 }
 
-struct Renderer {
-  const fs::path& base;
-  std::ostringstream html;
-  std::string open;  // "ul", "table", "p", "pre" or ""
-  std::string figures;
-
-  void close() {
-    if (!open.empty()) html << "</" << (open == "table" ? "tbody></table" : open) << ">\n";
-    open.clear();
-    html << figures;
-    figures.clear();
+// GitHub-flavoured markdown (the tables the reports write) through cmark-gfm, the figures swapped in.
+std::string render_body(const std::string& markdown, const fs::path& base) {
+  cmark_gfm_core_extensions_ensure_registered();
+  cmark_parser* parser = cmark_parser_new(CMARK_OPT_DEFAULT);
+  if (cmark_syntax_extension* table = cmark_find_syntax_extension("table"))
+    cmark_parser_attach_syntax_extension(parser, table);
+  cmark_parser_feed(parser, markdown.data(), markdown.size());
+  cmark_node* doc = cmark_parser_finish(parser);
+  const std::vector<std::string> figures = inline_pictures(doc, base);
+  char* raw = cmark_render_html(doc, CMARK_OPT_DEFAULT, cmark_parser_get_syntax_extensions(parser));
+  std::string html = raw;
+  std::free(raw);
+  cmark_node_free(doc);
+  cmark_parser_free(parser);
+  for (std::size_t i = figures.size(); i-- > 0;) {  // from the last: mark 1 is a prefix of mark 10
+    const std::string mark = "<p>" + std::string(kFigureMark) + std::to_string(i) + "</p>";
+    if (const auto at = html.find(mark); at != std::string::npos) html.replace(at, mark.size(), figures[i]);
   }
-  void start(const std::string& what) {
-    if (open == what) return;
-    close();
-    open = what;
-    html << "<" << (what == "table" ? "table><tbody" : what) << ">";
-  }
-  void line(const std::string& l) {
-    if (open == "pre") {
-      if (l.rfind("```", 0) == 0)
-        close();
-      else
-        html << escape(l) << "\n";
-      return;
-    }
-    if (l.rfind("```", 0) == 0) return start("pre");
-    if (l.empty()) return close();
-    if (l[0] == '#') {
-      const auto level = std::min<std::size_t>(l.find_first_not_of('#'), 4);
-      close();
-      html << "<h" << level << ">" << inline_md(l.substr(l.find_first_not_of("# ")), base, figures) << "</h" << level
-           << ">\n";
-      return close();
-    }
-    if (l.rfind("- ", 0) == 0) {
-      start("ul");
-      html << "<li>" << inline_md(l.substr(2), base, figures) << "</li>\n";
-      return;
-    }
-    if (l[0] == '|') {
-      if (l.find_first_not_of("|-: ") == std::string::npos) return;  // the header rule
-      const bool header = open != "table";
-      start("table");
-      html << "<tr>";
-      for (const auto& c : cells_of(l))
-        html << (header ? "<th>" : "<td>") << inline_md(c, base, figures) << (header ? "</th>" : "</td>");
-      html << "</tr>\n";
-      return;
-    }
-    start("p");
-    html << inline_md(l, base, figures) << "\n";
-  }
-};
+  return html;
+}
 
 constexpr const char* kStyle =
     "body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em;line-height:1.4}"
@@ -205,14 +162,8 @@ constexpr const char* kStyle =
 }  // namespace
 
 std::string markdown_to_html(const std::string& title, const std::string& markdown, const fs::path& base_dir) {
-  Renderer r{base_dir, {}, {}, {}};
-  r.html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << escape(title) << "</title><style>"
-         << kStyle << "</style></head><body>\n";
-  std::istringstream in(markdown);
-  for (std::string l; std::getline(in, l);) r.line(l);
-  r.close();
-  r.html << "</body></html>\n";
-  return r.html.str();
+  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + escape(title) + "</title><style>" + kStyle +
+         "</style></head><body>\n" + render_body(markdown, base_dir) + "</body></html>\n";
 }
 
 void write_html_report(const fs::path& path, const std::string& title, const std::string& markdown,

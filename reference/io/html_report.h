@@ -1,9 +1,8 @@
 // The self-contained HTML report (issue 24): the markdown a report writer already produces
 // (report.md of `fuzz` and `compare`, the audit's one page), rendered as one HTML file with its
 // pictures inline — SVG as markup, PNG as a data: URI — so it can be mailed, attached to an
-// issue or opened offline as it is. One small renderer for the markdown subset the writers use
-// (headings, paragraphs, bullets, tables, code spans and blocks, bold, links), not a templating
-// library: the reports' content is written once, as markdown.
+// issue or opened offline as it is. The markdown is GitHub's (tables included), rendered by
+// cmark-gfm (Debian's libcmark-gfm): the reports' content is written once, as markdown.
 #pragma once
 
 #include <filesystem>
