@@ -27,13 +27,12 @@ std::string root_cause(const CampaignFinding& f) {
 }
 
 std::vector<FindingGroup> group_findings(const std::vector<CampaignFinding>& findings) {
-  auto requests = [](const CampaignFinding& f) {
-    if (f.case_line.empty()) return std::numeric_limits<std::size_t>::max();
-    const auto at = f.case_line.find(" ctx=");
-    if (at == std::string::npos) return std::numeric_limits<std::size_t>::max() - 1;
-    const auto end = f.case_line.find(' ', at + 1);
-    const std::string ctx = f.case_line.substr(at + 5, end == std::string::npos ? std::string::npos : end - at - 5);
-    return static_cast<std::size_t>(std::count(ctx.begin(), ctx.end(), ',') + 1);
+  auto requests = [](const CampaignFinding& f) {  // the representative: the fewest requests
+    try {
+      return parse_case(f.case_line).ctx.size();
+    } catch (const std::exception&) {
+      return std::numeric_limits<std::size_t>::max();  // no case line (or not ours to read)
+    }
   };
   std::vector<FindingGroup> groups;
   std::map<std::string, std::size_t> at;
