@@ -3,17 +3,11 @@
 #include <numeric>
 
 namespace cp::cli {
-namespace {
-
-std::int64_t total_context(const Case& c) { return std::accumulate(c.ctx.begin(), c.ctx.end(), std::int64_t{0}); }
-
-// The smaller batch is the better witness: fewer requests, then less context.
-bool smaller(const Case& a, const Case& b) {
+bool smaller_batch(const Case& a, const Case& b) {
   if (a.ctx.size() != b.ctx.size()) return a.ctx.size() < b.ctx.size();
-  return total_context(a) < total_context(b);
+  return std::accumulate(a.ctx.begin(), a.ctx.end(), std::int64_t{0}) <
+         std::accumulate(b.ctx.begin(), b.ctx.end(), std::int64_t{0});
 }
-
-}  // namespace
 
 std::unique_ptr<AuditLive> start_audit_live(const LiveArgs& args) {
   if (!args.active()) return nullptr;
@@ -33,7 +27,7 @@ std::optional<std::string> audit_live_batch(AuditLive& l, const Case& c) {
   std::string sig = r.signature;
   auto& k = l.kinds[sig];
   if (k.batches++ == 0) k.first = print_case(r.c);
-  if (!l.worst || smaller(r.c, l.worst->c)) l.worst = std::move(r);
+  if (!l.worst || smaller_batch(r.c, l.worst->c)) l.worst = std::move(r);
   return sig;
 }
 

@@ -32,6 +32,10 @@ std::unique_ptr<AuditLive> start_audit_live(const LiveArgs& args);
 // One batch through the planner, judged at the interval level (as the model's search); the
 // finding's signature, or nothing when the planner's plan holds. Throws CaseError /
 // ArithmeticError when the model cannot plan the batch (the search skips it).
+// The audit's order of witnesses: the smaller batch is the better one (fewer requests, then less
+// context), for the model's search and the planner's alike.
+bool smaller_batch(const Case& a, const Case& b);
+
 std::optional<std::string> audit_live_batch(AuditLive& l, const Case& c);
 // "chunkproof plan --planner-cmd '...' [--version V] --case '...'": the replay of a case line.
 std::string audit_live_replay(const AuditLive& l, const Case& c);

@@ -138,15 +138,8 @@ bool try_batch(const Case& base, std::vector<std::int64_t> ctx, std::vector<std:
     if (ev.outcome == Outcome::ok) return true;
     ++s.findings;
     ++s.signatures[signature(ev)];
-    auto total = [](const Case& k) {
-      std::int64_t t = 0;
-      for (auto v : k.ctx) t += v;
-      return t;
-    };
     const bool better = !s.worst || severity(ev.outcome) > severity(s.worst->outcome) ||
-                        (severity(ev.outcome) == severity(s.worst->outcome) &&
-                         (ev.c.ctx.size() < s.worst->c.ctx.size() ||
-                          (ev.c.ctx.size() == s.worst->c.ctx.size() && total(ev.c) < total(s.worst->c))));
+                        (severity(ev.outcome) == severity(s.worst->outcome) && smaller_batch(ev.c, s.worst->c));
     if (better) s.worst = std::move(ev);
   } catch (const CaseError&) {
     return false;
