@@ -5,53 +5,14 @@
 // a counterexample whose case line replays through the planner to a violation of the same
 // invariant. A removed encoding reads "not encoded" and fails these; so does an encoding that
 // stops matching the planner (ENCODING DISAGREES).
-#include <gtest/gtest.h>
-
-#include "invariants/catalogue.h"
-#include "invariants/smt/prover.h"
-#include "reference/caseio/case.h"
+#include "tests/smt/prove_rows.h"
 
 namespace cp::smt {
 namespace {
 
 using enum InvariantId;
 
-ProveOptions one(Version v, InvariantId id, Platform p = Platform::cuda) {
-  ProveOptions o;
-  o.versions = {v};
-  o.platforms = {p};
-  o.invariants = {id};
-  o.jobs = 1;
-  o.rlimit = 40'000'000;  // deterministic; the watchdog (3 x timeout + 10 s) only catches a stuck Z3
-  o.timeout_s = 60;
-  return o;
-}
-
-ProveResult row(const ProveOptions& o) {
-  const auto rows = prove(o);
-  EXPECT_EQ(rows.size(), 1u);
-  return rows.empty() ? ProveResult{} : rows[0];
-}
-
-std::string tag(Version v, InvariantId id) { return std::string(name(v)) + " " + std::string(info(id).tag); }
-
-void expect_proved_unbounded(Version v, InvariantId id) {
-  const ProveResult r = row(one(v, id));
-  EXPECT_EQ(r.status, Status::proved) << tag(v, id) << ": " << r.detail;
-  EXPECT_TRUE(r.unbounded) << tag(v, id) << ": " << r.method;
-}
-
-// The row is a counterexample, the planner confirms it, and its replay violates `id` itself.
-Case expect_counterexample(Version v, InvariantId id) {
-  const ProveResult r = row(one(v, id));
-  EXPECT_EQ(r.status, Status::counterexample) << tag(v, id) << ": " << r.detail;
-  EXPECT_FALSE(r.encoding_disagrees) << tag(v, id) << ": " << r.replay;
-  if (r.case_line.empty()) return {};
-  const Case c = parse_case(r.case_line);
-  EXPECT_EQ(c.version, v);
-  EXPECT_TRUE(evaluate(c).violated(id)) << r.case_line;
-  return c;
-}
+using namespace prove_test;
 
 // #51252: the V4 consumer's floor(WS/rho) K rows against the chunker's WS; V3.2's consumer has WS.
 TEST(SmtVllmSparse, IndexerConsumerBufferRefutedOnV4AndProvedOnV32) {
