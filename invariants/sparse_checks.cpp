@@ -104,15 +104,6 @@ InvariantResult check_E5(const Batch& b, const Plan& p) {
   return s.done();
 }
 
-namespace {
-// build_prefill_chunk_metadata's ke - ks for query token k of a row (seq, q): causal over the
-// compressed sequence, floor((seq - q + 1 + k) / rho) rows past the row's first K row. The plan
-// keeps no per-token ranges, so only this check computes them.
-Int indexer_key_len(const Int& seq, const Int& q, const Int& k, const Int& rho) {
-  return floordiv(seq - q + Int(1) + k, rho);
-}
-}  // namespace
-
 // E-6: a query token's K range (ke - ks) stays inside its row's n K rows and grows with k.
 InvariantResult check_E6(const Batch& b, const Plan& p) {
   Sink s(InvariantId::E6_indexer_key_ranges);
@@ -130,8 +121,9 @@ InvariantResult check_E6(const Batch& b, const Plan& p) {
       if (lo >= hi) continue;
       const Int seq = Int(b.ctx[r]) + b.q[r], n = ch.entries[k].len;
       const Int first = lo - (qsl[r] - base), last = hi - 1 - (qsl[r] - base);
-      const Int k_first = indexer_key_len(seq, Int(b.q[r]), first, rho),
-                k_last = indexer_key_len(seq, Int(b.q[r]), last, rho);
+      // The plan keeps no per-token ranges: the family's step (steps.h) gives ke - ks.
+      const Int k_first = steps::indexer_key_len(seq, Int(b.q[r]), first, rho),
+                k_last = steps::indexer_key_len(seq, Int(b.q[r]), last, rho);
       if (k_last > n || k_first > k_last || k_first < 0)
         s.add([&] {
           return Violation{.chunk = static_cast<int>(ci),

@@ -56,14 +56,14 @@ bool packed_split_mode(InvariantId id, const Domain& d) {
 using namespace detail;
 
 int num_splits(Version v, InvariantId id, const Domain& d) {
-  if (engine_family(v)) return engine_num_splits(v, id, d);
+  if (engine_rule(v, id)) return engine_num_splits(v, id, d);
   if (is_packed(v)) return packed_split_mode(id, d) ? static_cast<int>(packed_grid(d).size()) : 2;
   if (id == InvariantId::I1_workspace_div_dcp) return 1;  // does not depend on n
   return static_cast<int>(std::max<std::int64_t>(1, d.prefills_max));
 }
 
 std::string split_label(Version v, InvariantId id, int split, const Domain& d) {
-  if (engine_family(v)) return engine_split_label(v, id, split, d);
+  if (engine_rule(v, id)) return engine_split_label(v, id, split, d);
   if (is_packed(v)) {
     if (!packed_split_mode(id, d)) return split == 0 ? "dcp=1" : "dcp>=2";
     const Triple t = packed_grid(d).at(static_cast<std::size_t>(split));
@@ -74,9 +74,9 @@ std::string split_label(Version v, InvariantId id, int split, const Domain& d) {
 }
 
 Encoding encode(z3::context& ctx, Z3Scope& scope, const TaskKey& key, const Domain& d) {
-  Encoding e = engine_family(key.version) ? encode_engine(ctx, scope, key, d)
-               : is_packed(key.version)   ? encode_packed(ctx, scope, key, d)
-                                          : encode_old(ctx, scope, key, d);
+  Encoding e = engine_rule(key.version, key.invariant) ? encode_engine(ctx, scope, key, d)
+               : is_packed(key.version)                ? encode_packed(ctx, scope, key, d)
+                                                       : encode_old(ctx, scope, key, d);
   std::sort(e.shown.begin(), e.shown.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return e;
 }

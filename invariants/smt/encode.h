@@ -88,6 +88,8 @@ Encoding encode(z3::context& ctx, Z3Scope& scope, const TaskKey& key, const Doma
 // The other engines' families (encode_engines.cpp): whether the version is one, whether the
 // prover encodes the invariant for it (else why), its split cases and their labels, its encoding.
 bool engine_family(Version v);
+// The version's family is one of those, or (the packed family's Z-1) the table has this rule.
+bool engine_rule(Version v, InvariantId id);
 std::string engine_describe(const Domain& d);  // the domain as the engines' encoders read it
 bool engine_encoded(Version v, InvariantId id, std::string* why);
 int engine_num_splits(Version v, InvariantId id, const Domain& d);

@@ -17,12 +17,15 @@ namespace {
 // One row per encoded (family, invariant). A batch rule needs the batch's requests one by one
 // (a sum or a prefix sum over them): it is split into n = n_min .. max(n_min, prefills_max)
 // requests, each case symbolic in everything else; the others hold for any batch.
+// own_encoder: a rule of a family the prover encodes elsewhere (the packed family's Z-1): that
+// family's other invariants keep their encoder (encode_packed.cpp).
 struct EngineRule {
   std::string_view family;
   InvariantId invariant;
   bool batch;
   std::int64_t n_min;
   EngineEncoder encode;
+  bool own_encoder = false;
 };
 constexpr std::array kEngineRules{
     EngineRule{"atom", InvariantId::A7_atom_window_budget, false, 0, encode_atom_A7},
@@ -34,6 +37,20 @@ constexpr std::array kEngineRules{
     EngineRule{"tokenspeed", InvariantId::I3_coverage, false, 0, encode_rect_I3},
     EngineRule{"tokenspeed", InvariantId::I4_global_row_budget, true, 1, encode_rect_I4},
     EngineRule{"trtllm", InvariantId::I4_global_row_budget, true, 1, encode_trtllm_I4},
+    // vLLM's sparse-MLA planners (vllm-pcp-and-sparse.md §4, §5) and PCP rows (§1).
+    EngineRule{"sparse-indexer", InvariantId::I4_global_row_budget, false, 0, encode_indexer_rows},
+    EngineRule{"sparse-indexer", InvariantId::E3_indexer_consumer_rows, false, 0, encode_indexer_rows},
+    EngineRule{"sparse-indexer", InvariantId::E2_indexer_logits_budget, false, 0, encode_indexer_E2},
+    EngineRule{"sparse-indexer", InvariantId::E4_indexer_shared_gather, false, 0, encode_indexer_tiling},
+    EngineRule{"sparse-indexer", InvariantId::E5_indexer_token_cover, false, 0, encode_indexer_tiling},
+    EngineRule{"sparse-indexer", InvariantId::E6_indexer_key_ranges, false, 0, encode_indexer_E6},
+    EngineRule{"sparse-gathered", InvariantId::D5_gathered_shard_cover, false, 0, encode_gathered},
+    EngineRule{"sparse-gathered", InvariantId::D7_gathered_layout, false, 0, encode_gathered},
+    EngineRule{"packed", InvariantId::Z1_profile_reservation, false, 0, encode_sparse_Z1, true},
+    EngineRule{"pcp", InvariantId::P1_pcp_row_coverage, false, 0, encode_pcp_pieces},
+    EngineRule{"pcp", InvariantId::P2_pcp_row_shape, false, 0, encode_pcp_pieces},
+    EngineRule{"pcp", InvariantId::P9_pcp_decodes_first, false, 0, encode_pcp_P9},
+    EngineRule{"pcp", InvariantId::P13_pcp_collective_symmetry, false, 0, encode_pcp_P13},
 };
 
 const EngineRule* rule_of(Version v, InvariantId id) {
@@ -126,8 +143,10 @@ using namespace detail;
 
 bool engine_family(Version v) {
   return std::any_of(kEngineRules.begin(), kEngineRules.end(),
-                     [&](const EngineRule& r) { return r.family == info(v).family->name; });
+                     [&](const EngineRule& r) { return !r.own_encoder && r.family == info(v).family->name; });
 }
+
+bool engine_rule(Version v, InvariantId id) { return engine_family(v) || rule_of(v, id) != nullptr; }
 
 bool engine_encoded(Version v, InvariantId id, std::string* why) {
   if (rule_of(v, id)) return true;

@@ -52,5 +52,15 @@ void encode_sglang_G4(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std
 void encode_rect_I3(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
 void encode_rect_I4(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
 void encode_trtllm_I4(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+// vLLM's sparse-MLA planners and PCP rows (encode_sparse.cpp, encode_pcp.cpp).
+void encode_indexer_rows(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_indexer_E2(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_indexer_tiling(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_indexer_E6(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_gathered(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_sparse_Z1(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_pcp_pieces(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_pcp_P9(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
+void encode_pcp_P13(z3::context&, Z3Scope&, const TaskKey&, const Domain&, std::int64_t, Encoding&);
 
 }  // namespace cp::smt::detail

@@ -508,6 +508,33 @@ void chain_I9_tokens(z3::context& ctx, const PackedStep& p, LemmaChain& lc, cons
   lc.abstract_last_products();
 }
 
+}  // namespace
+
+// The rows rank r owns of the prefix [0, e) against the padded prefix rows (any e): the steps
+// `<tag>-rem-range`, `<tag>-cdiv`, `<tag>-share` over dcp_local_len's own quantities
+// (ownership.h: a = e // I, b = a // W, rem = e - (b*I)*W) and c = cdiv(e, V), V = I*W.
+OwnedSpan owned_span(LemmaChain& lc, const expr& e, const expr& W, const expr& r, const expr& I, const expr& V,
+                     const expr& Ppos, const std::string& tag, bool range_only) {
+  const DcpLocalLenParts<expr> ot = dcp_local_len_parts(e, W, r, I);
+  const expr &dl = ot.len, &rem = ot.rem, &b = ot.b, &a = ot.a;
+  const expr cq = cp::cdiv(e, V), cdef = def_of_cdiv(lc, e, V);
+  const expr pad = padded_local_rows(e, I, W);
+  const expr range = lc.closed(
+      tag + "-rem-range", "e = I*a + r1, a = W*b + r2: rem = I*r2 + r1 in [0, I*W - 1]", rem >= 0 && rem <= V - 1,
+      {lc.def_of(a), lc.def_of(b), Ppos, lc.mono(I, a - W * b), lc.mono(I, W * b + W - 1 - a)});
+  if (range_only) return OwnedSpan{b, cq, rem, range, range, range, cdef};
+  const expr cd = lc.closed(tag + "-cdiv", "cdiv(e, I*W) = b if rem = 0, else b + 1",
+                            z3::implies(rem == 0, cq == b) && z3::implies(rem >= 1, cq == b + 1),
+                            {range, cdef, Ppos, lc.mono(V, cq - b), lc.mono(V, cq - b - 1), lc.mono(V, cq - b - 2)});
+  const expr share = lc.closed(
+      tag + "-share", "b*I <= dcp_local_len(e) <= padded_local_rows(e), equal when rem = 0",
+      b * I <= dl && dl <= pad && z3::implies(rem == 0, dl == b * I && dl == pad),
+      LemmaChain::cat(lc.dom(r), {range, cd, Ppos, lc.mono(I, r), lc.mono(I, cq - b), lc.mono(I, cq - b - 1)}));
+  return OwnedSpan{b, cq, rem, range, cd, share, cdef};
+}
+
+namespace {
+
 void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc, [[maybe_unused]] const PackedStep& p,
                  [[maybe_unused]] Encoding& enc, [[maybe_unused]] LemmaChain& lc,
                  [[maybe_unused]] const ChainFacts& f) {
@@ -519,29 +546,9 @@ void chain_I8_I9([[maybe_unused]] z3::context& ctx, [[maybe_unused]] Z3Scope& sc
                             dcp_local_len(p.start, p.W, r, p.I) == p.local_start,
                             LemmaChain::cat(lc.dom(r), {*f.startPT, q1s, q2s, *f.qLstep, *f.Ppos, lc.mono(p.I, r)}));
   const expr qL = cp::cdiv(p.start, p.V);
-  struct Span {
-    expr b, c, rem, range, cd, share, cdef;  // cdef: the definition of c = cdiv(e, I*W)
-  };
-  // The rows rank r owns of the prefix [0, e) against the padded prefix rows (any e).
+  using Span = OwnedSpan;
   auto span = [&](const expr& e, const std::string& tag, bool range_only = false) {
-    // dcp_local_len's own quantities (ownership.h): a = e // I, b = a // W, rem = e - (b*I)*W.
-    const DcpLocalLenParts<expr> ot = dcp_local_len_parts(e, p.W, r, p.I);
-    const expr &dl = ot.len, &rem = ot.rem, &b = ot.b, &a = ot.a;
-    const expr cq = cp::cdiv(e, p.V), cdef = def_of_cdiv(lc, e, p.V);
-    const expr pad = padded_local_rows(e, p.I, p.W);
-    const expr range = lc.closed(
-        tag + "-rem-range", "e = I*a + r1, a = W*b + r2: rem = I*r2 + r1 in [0, I*W - 1]", rem >= 0 && rem <= p.V - 1,
-        {lc.def_of(a), lc.def_of(b), *f.Ppos, lc.mono(p.I, a - p.W * b), lc.mono(p.I, p.W * b + p.W - 1 - a)});
-    if (range_only) return Span{b, cq, rem, range, range, range, cdef};
-    const expr cd =
-        lc.closed(tag + "-cdiv", "cdiv(e, I*W) = b if rem = 0, else b + 1",
-                  z3::implies(rem == 0, cq == b) && z3::implies(rem >= 1, cq == b + 1),
-                  {range, cdef, *f.Ppos, lc.mono(p.V, cq - b), lc.mono(p.V, cq - b - 1), lc.mono(p.V, cq - b - 2)});
-    const expr share = lc.closed(tag + "-share", "b*I <= dcp_local_len(e) <= padded_local_rows(e), equal when rem = 0",
-                                 b * p.I <= dl && dl <= pad && z3::implies(rem == 0, dl == b * p.I && dl == pad),
-                                 LemmaChain::cat(lc.dom(r), {range, cd, *f.Ppos, lc.mono(p.I, r), lc.mono(p.I, cq - b),
-                                                             lc.mono(p.I, cq - b - 1)}));
-    return Span{b, cq, rem, range, cd, share, cdef};
+    return owned_span(lc, e, p.W, r, p.I, p.V, *f.Ppos, tag, range_only);
   };
   if (p.key.invariant == I8_local_length_bookkeeping) {
     chain_I8a(ctx, p, enc, lc, f, span(p.cx, "ctx", true).range);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "invariants/smt/encode_internal.h"
@@ -36,6 +37,15 @@ struct ChainFacts {
   std::optional<expr> qU, sizedS, qUpos, apos, Ppos, startPT, qLstep;
   expr Tq;
 };
+
+// The rows rank r owns of a prefix [0, e) (dcp_local_len, ownership.h) against the padded prefix
+// rows c*I, c = cdiv(e, V), V = I*W (packed_chains.cpp; the packed I-8/I-9 chains and the
+// gathered prefill's D-5/D-7 list these steps). Ppos: a proved step I*W >= 1.
+struct OwnedSpan {
+  expr b, c, rem, range, cd, share, cdef;  // cdef: the definition of c = cdiv(e, I*W)
+};
+OwnedSpan owned_span(LemmaChain& lc, const expr& e, const expr& W, const expr& r, const expr& I, const expr& V,
+                     const expr& Ppos, const std::string& tag, bool range_only = false);
 
 // The closed lemma chain of p.key.invariant (packed_chains.cpp).
 void encode_packed_chain(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding& enc);

@@ -170,7 +170,7 @@ bool encoded(Version v, InvariantId id, std::string* why) {
     if (why) *why = w;
     return false;
   };
-  if (engine_family(v)) return engine_encoded(v, id, why);
+  if (engine_rule(v, id)) return engine_encoded(v, id, why);
   switch (id) {
     case I8_local_length_bookkeeping:
       if (info(v).is_packed()) break;  // (a) the sum over ranks, (b) per rank
@@ -181,15 +181,6 @@ bool encoded(Version v, InvariantId id, std::string* why) {
     case I11_config_validity: return no("a rule of the case format (interleave | block), enforced on input");
     case I12_merge_preconditions: return no("about merge kernels' NaN rules and batch order, not planner arithmetic");
     case I13_context_prefix: return no("about batch order (context-free prefills first), not planner arithmetic");
-    case E2_indexer_logits_budget:
-    case E3_indexer_consumer_rows:
-    case E4_indexer_shared_gather:
-    case E5_indexer_token_cover:
-    case E6_indexer_key_ranges:
-    case D5_gathered_shard_cover:
-    case D7_gathered_layout:
-    case Z1_profile_reservation:
-      return no("a check of vLLM's sparse-MLA planners, not encoded for Z3 (`check` decides it)");
     default: break;
   }
   if (info(v).is_packed() && id == I5_page_aligned_starts) return no("n/a");
@@ -246,7 +237,7 @@ class RowTable {
         ++r.cases_proved;
         if (!o.unbounded) ++bounded_cases_[ri];
         // The engines' batch cases share one method (finish_row names the split once).
-        methods_[ri].insert(engine_family(k.version) ? o.method : label + ": " + o.method);
+        methods_[ri].insert(engine_rule(k.version, k.invariant) ? o.method : label + ": " + o.method);
         break;
       case Status::not_applicable: ++na_cases_[ri]; break;
       case Status::counterexample:
@@ -335,10 +326,10 @@ class RowTable {
     const bool chain = std::any_of(methods_[i].begin(), methods_[i].end(),
                                    [](const std::string& m) { return m.find("lemma chain") != std::string::npos; });
     r.unbounded = r.status == Status::proved && bounded_cases_[i] == 0 && opts_.domain.workspace_max == 0;
-    if (chain || engine_family(r.version)) {
+    if (chain || engine_rule(r.version, r.invariant)) {
       r.method.clear();
       for (const auto& m : methods_[i]) r.method += (r.method.empty() ? "" : " | ") + m;
-      if (engine_family(r.version) && r.cases > 1)
+      if (engine_rule(r.version, r.invariant) && r.cases > 1)
         r.method += "; split " + split_label(r.version, r.invariant, 0, opts_.domain) + " .. " +
                     split_label(r.version, r.invariant, r.cases - 1, opts_.domain);
     } else if (packed)

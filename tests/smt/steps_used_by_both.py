@@ -29,6 +29,12 @@ ALLOW_ONE_SIDE = {
     "atom_padded_local": "planner: ATOM's padded local rows (A-3/A-4, not encoded)",
     "atom_window_rows": "planner: ATOM's per-rank window rows (A-3/A-4, not encoded)",
     "sglang_padded": "planner: SGLang's padded send rows (G-7, not encoded)",
+    # vLLM's sparse indexer: ke - ks per query token. The plan keeps no per-token K ranges, so
+    # the other side is check_E6 (invariants/sparse_checks.cpp), which calls the same step.
+    "indexer_key_len": "prover + check_E6: the plan keeps no per-token K ranges (E-6)",
+    # PCP-A/B/C's row order as one sort key (P-9); the planner's order_rows (families/pcp/plan.cpp)
+    # sorts by the same rule with std::stable_sort / std::stable_partition.
+    "pcp_order_class": "prover: the manager's row order as a sort key (P-9); order_rows sorts by it",
 }
 
 

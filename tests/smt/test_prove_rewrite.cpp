@@ -117,5 +117,24 @@ TEST(SmtRewrite, Pr41229ChainSurvivesRoundDownRewrite) {
   expect_proved_unbounded(o, kRoundDownAsDifference, "round_down(x, m) = x - x mod m");
 }
 
+// vLLM main's new families (issue 25 item 4): the gathered prefill's cdiv(e, I*W)*I rows per
+// rank (the owned-span chain takes c = cdiv(e, V) and its witness from cdiv_parts) and the PCP
+// ceil pieces cdiv(q, 2P) keep PROVED UNBOUNDED under the cdiv rewrite, and DB-2 (cdiv(e, W))
+// stays a replayed counterexample.
+TEST(SmtRewrite, GatheredAndPcpRowsSurviveCdivRewrite) {
+  const ProveOptions vblock =
+      rows(Version::gathered_vblock, Platform::cuda, {D5_gathered_shard_cover, D7_gathered_layout});
+  const ProveOptions pcp = rows(Version::pcp_b, Platform::cuda, {P1_pcp_row_coverage});
+  for (const ProveOptions* o : {&vblock, &pcp}) {
+    expect_proved_unbounded(*o, kPlanner, "planner's spelling");
+    expect_proved_unbounded(*o, kCdivFromPredecessor, "cdiv(a, b) = (a - 1) // b + 1");
+  }
+  const SpellingScope scope(kCdivFromPredecessor);
+  const auto res = prove(rows(Version::gathered_pr56157, Platform::cuda, {D5_gathered_shard_cover}));
+  ASSERT_EQ(res.size(), 1u);
+  EXPECT_EQ(res[0].status, Status::counterexample) << res[0].detail;
+  EXPECT_FALSE(res[0].encoding_disagrees) << res[0].replay;
+}
+
 }  // namespace
 }  // namespace cp::smt

@@ -2,50 +2,12 @@
 // (unbounded: no upper bound of the domain assumed) on the fixed row, and each bug of
 // other-engines.md comes back as a counterexample whose case line replays through the planner
 // to a violation of the same invariant. A removed encoding reads "not encoded" and fails these.
-#include <gtest/gtest.h>
-
-#include "invariants/catalogue.h"
-#include "invariants/smt/prover.h"
-#include "reference/caseio/case.h"
+#include "tests/smt/prove_rows.h"
 
 namespace cp::smt {
 namespace {
 
-ProveOptions one(Version v, InvariantId id, std::int64_t prefills = 4) {
-  ProveOptions o;
-  o.versions = {v};
-  o.platforms = {Platform::rocm};
-  o.invariants = {id};
-  o.jobs = 1;
-  o.rlimit = 40'000'000;  // deterministic; the watchdog (3 x timeout + 10 s) only catches a stuck Z3
-  o.timeout_s = 60;
-  o.domain.prefills_max = prefills;  // the batch rules' cases n = 1..prefills (G-4: 2..)
-  return o;
-}
-
-ProveResult row(const ProveOptions& o) {
-  const auto rows = prove(o);
-  EXPECT_EQ(rows.size(), 1u);
-  return rows.empty() ? ProveResult{} : rows[0];
-}
-
-void expect_proved_unbounded(Version v, InvariantId id) {
-  const ProveResult r = row(one(v, id));
-  EXPECT_EQ(r.status, Status::proved) << name(v) << " " << info(id).tag << ": " << r.detail;
-  EXPECT_TRUE(r.unbounded) << r.method;
-}
-
-// The row is a counterexample, the planner confirms it, and its replay violates `id` itself.
-Case expect_counterexample(Version v, InvariantId id, std::int64_t prefills = 4) {
-  const ProveResult r = row(one(v, id, prefills));
-  EXPECT_EQ(r.status, Status::counterexample) << name(v) << " " << info(id).tag << ": " << r.detail;
-  EXPECT_FALSE(r.encoding_disagrees) << r.replay;
-  if (r.case_line.empty()) return {};
-  const Case c = parse_case(r.case_line);
-  EXPECT_EQ(c.version, v);
-  EXPECT_TRUE(evaluate(c).violated(id)) << r.case_line;
-  return c;
-}
+using namespace prove_test;
 
 TEST(SmtEngines, AtomWindowBudgetRefutedAndFixProves) {
   for (Version v : {Version::atom_pre2113, Version::atom_current}) {

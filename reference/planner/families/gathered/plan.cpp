@@ -93,5 +93,6 @@ const FamilyInfo gathered_family{
     .plan = &detail::plan_gathered,
     .movement = &vllm_chunk_movement,  // gather rpr rows per region, rank-major all-gather, kept rows per rank
     .spans_are_context = false,
+    .smt_encoded = true,  // invariants/smt/encode_sparse.cpp
 };
 }  // namespace cp

@@ -149,5 +149,6 @@ const FamilyInfo indexer_family{
     .plan = &detail::plan_indexer,
     .movement = &vllm_chunk_movement,  // one gather of each request's compressed K rows, no exchange
     .spans_are_context = false,
+    .smt_encoded = true,  // invariants/smt/encode_sparse.cpp
 };
 }  // namespace cp

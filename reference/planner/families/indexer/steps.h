@@ -48,11 +48,18 @@ template <class N>
 auto indexer_admits(const N& M, const N& Nn, const N& q, const N& n, const N& WS, const N& E) {
   return Nn + n <= WS && (M + q) * (Nn + n) <= E;
 }
-// Query tokens per sub-slice: max(1, E // Nn), or the whole slice when it has no K rows.
+// Query tokens per sub-slice: max(1, E // Nn), or the whole slice when it has no K rows. (A
+// select, so the prover runs it too; the divisor max(Nn, 1) is Nn wherever the branch is taken.)
 template <class N>
 N indexer_max_q(const N& M, const N& Nn, const N& E) {
-  if (Nn > lit(Nn, 0)) return max(floordiv(E, Nn), lit(Nn, 1));
-  return M;
+  const N one = lit(Nn, 1);
+  return select(Nn > lit(Nn, 0), max(floordiv(E, max(Nn, one)), one), M);
+}
+// build_prefill_chunk_metadata's ke - ks for query token k of a row of seq tokens, q of them new:
+// causal over the compressed sequence, floor((seq - q + 1 + k) / rho) K rows.
+template <class N>
+N indexer_key_len(const N& seq, const N& q, const N& k, const N& rho) {
+  return floordiv(seq - q + lit(seq, 1) + k, rho);
 }
 // The consumer's K buffer rows.
 template <class N>

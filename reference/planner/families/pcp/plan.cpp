@@ -184,5 +184,6 @@ const FamilyInfo pcp_family{
     .movement = &vllm_chunk_movement,  // each rank's v6 movement over its rows
     .interval_level = true,
     .partitions_global_batch = true,
+    .smt_encoded = true,  // invariants/smt/encode_pcp.cpp
 };
 }  // namespace cp

@@ -68,15 +68,31 @@ template <class N>
 N pcp_piece_len(PcpSplit s, const N& q, const N& C, const N& c) {
   if (s == PcpSplit::ceil) {
     const N cs = cdiv(q, C), left = q - c * cs;
-    return select(left < 0, N(0), select(left < cs, left, cs));
+    return select(left < lit(q, 0), lit(q, 0), select(left < cs, left, cs));
   }
-  return floordiv(q, C) + select(c < floormod(q, C), N(1), N(0));
+  return floordiv(q, C) + select(c < floormod(q, C), lit(q, 1), lit(q, 0));
 }
 // PCP-C under DCP (inferred from Q5's tests, the code was not found): a prefill whose ceil split
 // leaves piece C-1 empty is not split. For P = 2 that is q in {1, 2, 3, 5, 6, 9}.
 template <class N>
-bool pcp_replicates(const N& q, const N& C) {
-  return (C - 1) * cdiv(q, C) >= q;
+auto pcp_replicates(const N& q, const N& C) {
+  return (C - lit(C, 1)) * cdiv(q, C) >= q;
+}
+
+// §1.3 as one sort key (class, request, start) for every version: a rank's rows sort by the
+// class of the row (sort_key: 2*prefilling + pure; pure_prefill_last: pure, the rows with
+// is_prefilling and start == 0; decodes_first: prefilling), then request, then start (a rank's
+// pieces r and C-1-r of a request are in ascending start, so this is the generation order the
+// stable partitions keep). prefilling, pure: 0 or 1. (order_rows in plan.cpp sorts by the same
+// rule with std::stable_sort / std::stable_partition; the prover reads it here: P-9.)
+template <class N>
+N pcp_order_class(PcpOrder o, const N& prefilling, const N& pure) {
+  switch (o) {
+    case PcpOrder::sort_key: return prefilling * lit(pure, 2) + pure;
+    case PcpOrder::pure_prefill_last: return pure;
+    case PcpOrder::decodes_first: return prefilling;
+  }
+  return prefilling;
 }
 
 }  // namespace steps
