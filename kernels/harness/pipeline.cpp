@@ -14,6 +14,7 @@
 #include "kernels/runtime.h"
 #include "reference/dcp/movement.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/merge_rules.h"
 #include "reference/mla/stages.h"
 
 namespace cp::gpu {
@@ -83,7 +84,8 @@ struct Work {
   DeviceBuffer<ExactAcc> num, den;
   bool have_part = false;
   DeviceBuffer<float> part_out[2], part_lse[2];
-  DeviceBuffer<std::uint16_t> suffix;  // multi-rank: the new tokens' own KV rows
+  DeviceBuffer<std::uint16_t> suffix;                   // multi-rank: the new tokens' own KV rows
+  std::vector<DeviceBuffer<float>> pend_out, pend_lse;  // MergeOrder::suffix_first: the chunk partials
 };
 
 // The key pieces of one "chunk": a plan chunk, or one unchunked request.
@@ -117,7 +119,8 @@ struct State {
         Vd(in_.s.Vd),
         W(c_.dcp),
         comm(o_.comm),
-        my_rank(o_.comm ? o_.comm->rank() : -1) {}
+        my_rank(o_.comm ? o_.comm->rank() : -1),
+        cm(mla::context_merge(plan_)) {}
 
   const Case& c;
   const Plan& plan;
@@ -129,6 +132,7 @@ struct State {
   const std::int64_t W;
   Communicator* const comm;
   const int my_rank;
+  const mla::ContextMerge cm;  // the engine's merges (reference/mla/merge_rules.h)
   // The paged cache (one device buffer per rank; multi-rank: only this rank's) and the weights.
   std::vector<DeviceBuffer<std::uint16_t>> shards;
   DeviceBuffer<const std::uint16_t*> shard_dev;
@@ -581,7 +585,7 @@ std::pair<DeviceBuffer<float>, DeviceBuffer<float>> merge_states(State& s, int f
     ml.poison();
   }
   launch_merge(f, w.qn, s.N, s.Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
-               ml.data());
+               ml.data(), s.cm.rule[f]);
   s.digest(Step::merge, -1, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
   return {std::move(mo), std::move(ml)};
 }
@@ -609,8 +613,53 @@ void write_output(State& s, const Work& w, int f, const DeviceBuffer<float>& po,
 // merge, per flavour: a context piece into the work's running partial (the first one copied,
 // later ones merged, in plan order); the causal suffix with that partial (never in a chunk:
 // (0, -inf)) into the outputs.
-void merge(State& s, Work& w, const DeviceBuffer<float>& po, const DeviceBuffer<float>& pl, bool causal) {
+DeviceBuffer<float> device_copy(const DeviceBuffer<float>& b) {
+  DeviceBuffer<float> c(b.size());
+  if (b.size()) copy_d2d(c.data(), b.data(), b.bytes());
+  return c;
+}
+
+// The engine's loop ends from the causal suffix (reference/mla/check.cpp final_merge): SGLang's
+// running state starts as the suffix and every kept chunk partial is merged into it (chunk as
+// prefix); TensorRT-LLM's op 2 copies the suffix when no loop had keys.
+void merge_from_suffix(State& s, Work& w, const DeviceBuffer<float>& po, const DeviceBuffer<float>& pl) {
+  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+  for (int f = 0; f < 2; ++f) {
+    DeviceBuffer<float> ro = device_copy(po), rl = device_copy(pl);
+    for (std::size_t k = 0; k < w.pend_out.size(); ++k) {
+      DeviceBuffer<float> mo(th * s.Vd), ml(th);
+      if (s.o.poison) {
+        mo.poison();
+        ml.poison();
+      }
+      launch_merge(f, w.qn, s.N, s.Vd, w.pend_out[k].data(), w.pend_lse[k].data(), ro.data(), rl.data(), mo.data(),
+                   ml.data(), s.cm.rule[f]);
+      ro = std::move(mo);
+      rl = std::move(ml);
+    }
+    write_output(s, w, f, po, ro, rl);
+  }
+}
+
+void merge(State& s, Work& w, const DeviceBuffer<float>& po, const DeviceBuffer<float>& pl, bool causal,
+           std::int64_t rows) {
   s.st.begin("merge");
+  if (!causal && s.cm.skip_empty && rows == 0) {  // TensorRT-LLM's op 0: not merged
+    s.st.end();
+    return;
+  }
+  if (!causal && s.cm.suffix_first) {  // SGLang: kept, merged into the suffix at the end
+    w.pend_out.push_back(device_copy(po));
+    w.pend_lse.push_back(device_copy(pl));
+    w.have_part = true;
+    s.st.end();
+    return;
+  }
+  if (causal && (s.cm.suffix_first || (s.cm.skip_empty && !w.have_part))) {
+    merge_from_suffix(s, w, po, pl);
+    s.st.end();
+    return;
+  }
   for (int f = 0; f < 2; ++f) {
     if (!w.have_part && !causal) {
       copy_d2d(w.part_out[f].data(), po.data(), po.bytes());
@@ -668,7 +717,7 @@ void attend_piece(State& s, const Pass& pass, Work& w, const Piece& p, bool caus
   if (pass.accumulate) {
     DeviceBuffer<float> po, pl;
     accumulate(s, w, p, causal, po, pl);
-    if (pass.merge && s.o.vllm) merge(s, w, po, pl, causal);
+    if (pass.merge && s.o.vllm) merge(s, w, po, pl, causal, p.n);
   }
   if (!causal) w.key0 += p.n;
 }
@@ -713,7 +762,7 @@ void attend_rank_piece(State& s, const Pass& pass, Work& w, const Piece& p) {
         s.entry_lse = std::move(ml);
       }
       if (p.last) {
-        merge(s, w, s.entry_out, s.entry_lse, false);
+        merge(s, w, s.entry_out, s.entry_lse, false, p.holders.empty() ? 0 : 1);
         s.entry_have = false;
       }
     }

@@ -17,6 +17,7 @@
 #include "reference/mla/engine.h"
 #include "reference/mla/inputs.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/merge_rules.h"
 #include "reference/mla/stages.h"
 
 namespace cp::mla {
@@ -30,11 +31,12 @@ using detail::Work;
 // merge_attn_states over `tokens` x `heads` rows of `dim` floats, every tensor contiguous
 // ([token][head][dim], lse [head][token]); flavour 0 = Triton, 1 = CUDA.
 void merge_contiguous(int flavour, float* out, float* out_lse, const float* prefix, const float* prefix_lse,
-                      const float* suffix, const float* suffix_lse, int tokens, int heads, int dim) {
+                      const float* suffix, const float* suffix_lse, int tokens, int heads, int dim,
+                      MergeRule rule = {}) {
   const long ts = static_cast<long>(heads) * dim, hs = dim;
   const MergeTensors m{out,    out_lse,    ts, hs, prefix, prefix_lse, ts, hs,
                        suffix, suffix_lse, ts, hs, tokens, heads,      dim};
-  merge_attn_states(flavour == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m);
+  merge_attn_states(flavour == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m, rule);
 }
 
 // gather + collective (DCP): each rank runs its gather runs (clip_gather: the rows that fit its
@@ -352,7 +354,9 @@ class CheckRun {
     if (!pass.merge || !opts_.vllm) return;
     if (opts_.keep_outputs)
       res_.vllm_partials.push_back({static_cast<int>(ci), static_cast<int>(b), w.request, w.qn, w.token0, po_, pl_});
-    fold_partial(w);
+    std::int64_t rows = 0;
+    for (const AttendSpan& sp : spans) rows += sp.hi - sp.lo;
+    fold_partial(w, rows);
   }
   // The same stages on a request's causal suffix (rows_), the merge being the final
   // merge(context, suffix) per flavour.
@@ -406,8 +410,18 @@ class CheckRun {
     po_.swap(mo_);
     pl_.swap(ml_);
   }
-  void fold_partial(Work& w) {
+  // The entry's partial into the work's running context partial, as the engine's loop does
+  // (merge_rules.h): skipped when it has no rows (TensorRT-LLM's op 0), kept for the end
+  // (SGLang: merged into the suffix), else copied first and merged after.
+  void fold_partial(Work& w, std::int64_t rows) {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    if (cm_.skip_empty && rows == 0) return;
+    if (cm_.suffix_first) {
+      w.pend_out.push_back(po_);
+      w.pend_lse.push_back(pl_);
+      w.have_part = true;
+      return;
+    }
     for (int f = 0; f < 2; ++f) {
       if (!w.have_part) {  // first piece of the request's context: copy
         w.part_out[f] = po_;
@@ -417,7 +431,7 @@ class CheckRun {
       mo_.assign(th * s_.Vd, 0.0f);
       ml_.assign(th, 0.0f);
       merge_contiguous(f, mo_.data(), ml_.data(), w.part_out[f].data(), w.part_lse[f].data(), po_.data(), pl_.data(),
-                       w.qn, s_.N, s_.Vd);
+                       w.qn, s_.N, s_.Vd, cm_.rule[f]);
       w.part_out[f] = mo_;
       w.part_lse[f] = ml_;
     }
@@ -452,13 +466,8 @@ class CheckRun {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
     const std::size_t base = static_cast<std::size_t>(w.token0) * per_token_;
     for (int f = 0; f < 2; ++f) {
-      if (!w.have_part) {  // never in a chunk (ctx = 0 under the packed planner): (0, -inf)
-        w.part_out[f].assign(th * s_.Vd, 0.0f);
-        w.part_lse[f].assign(th, neg_inf());
-      }
       std::vector<float> lse(th);  // [N][qn]
-      merge_contiguous(f, vl_out_[f].data() + base, lse.data(), w.part_out[f].data(), w.part_lse[f].data(), po_.data(),
-                       pl_.data(), w.qn, s_.N, s_.Vd);
+      final_merge(w, f, vl_out_[f].data() + base, lse);
       // S4/S5: tokens at or past prefill_tokens_with_context take the suffix alone.
       const long ts = static_cast<long>(s_.N) * s_.Vd;  // floats per token
       if (plan_.prefill_tokens_with_context)
@@ -474,6 +483,33 @@ class CheckRun {
                 lse[static_cast<std::size_t>(h) * w.qn + t];
       }
     }
+  }
+  // merge(context, causal suffix) in flavour f into out / lse, as the engine's loop ends it:
+  // SGLang's running state from the suffix, each chunk partial merged into it (chunk as prefix);
+  // TensorRT-LLM's copy of the suffix when no loop had keys (op 2); else the context partial
+  // (never in a chunk: (0, -inf)) merged with the suffix.
+  void final_merge(Work& w, int f, float* out, std::vector<float>& lse) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    if (cm_.suffix_first || (cm_.skip_empty && !w.have_part)) {
+      std::vector<float> ro = po_, rl = pl_;
+      for (std::size_t k = 0; k < w.pend_out.size(); ++k) {
+        mo_.assign(th * s_.Vd, 0.0f);
+        ml_.assign(th, 0.0f);
+        merge_contiguous(f, mo_.data(), ml_.data(), w.pend_out[k].data(), w.pend_lse[k].data(), ro.data(), rl.data(),
+                         w.qn, s_.N, s_.Vd, cm_.rule[f]);
+        ro = mo_;
+        rl = ml_;
+      }
+      std::copy(ro.begin(), ro.end(), out);
+      lse = rl;
+      return;
+    }
+    if (!w.have_part) {  // never in a chunk (ctx = 0 under the packed planner): (0, -inf)
+      w.part_out[f].assign(th * s_.Vd, 0.0f);
+      w.part_lse[f].assign(th, neg_inf());
+    }
+    merge_contiguous(f, out, lse.data(), w.part_out[f].data(), w.part_lse[f].data(), po_.data(), pl_.data(), w.qn, s_.N,
+                     s_.Vd, cm_.rule[f]);
   }
   ElementAt element_at(std::size_t idx) const {
     ElementAt e;
@@ -617,6 +653,7 @@ class CheckRun {
   std::vector<float> ref_out_, chk_out_;
   std::vector<double> ora_out_;
   std::vector<float> vl_out_[2];
+  const ContextMerge cm_ = context_merge(plan_);  // the engine's merges (merge_rules.h)
 };
 
 // ---------------------------------------------------------------------------------------------

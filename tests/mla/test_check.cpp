@@ -12,8 +12,8 @@
 #include "reference/dcp/movement.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
-#include "reference/planner/families/pcp/family.h"
 #include "reference/mla/stages.h"
+#include "reference/planner/families/pcp/family.h"
 #include "tests/mla/narrow_dims.h"
 
 namespace cp::mla {
