@@ -830,6 +830,10 @@ void run_pass(State& s, const Pass& pass) {
 PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& in, const PipelineOptions& o) {
   if (o.comm && (o.comm->ranks() != c.dcp || !o.chunked))
     throw std::logic_error("run_pipeline: a multi-rank run needs ranks == dcp and a chunked run");
+  if (plan.pcp && (c.ctx != plan.pcp->batch_ctx || c.q != plan.pcp->batch_q))
+    throw std::invalid_argument(
+        "the GPU pipeline runs a pcp plan over its PCP rank's rows (mla::pcp_rank_views: check --device gpu does), "
+        "not over the global case");
   PipelineResult res;
   Timer total;
   total.start();
