@@ -75,7 +75,10 @@ InvariantResult check_I12(const Batch& batch, const Plan& p) {
   // The kernel that ran: the one the version shipped with for the dispatcher's flavour
   // (merge_kernels.h), e.g. v1-dcp on CUDA ran the CUDA kernel from before #28181, which gives NaN.
   const MergeKernel& kernel = *kernel_for(p.version, p.merge).kernel;
-  const bool nan_kernel = kernel.both_empty == BothEmpty::nan;
+  // Two empty partials meet only where the loop merges every chunk's partial before the suffix
+  // (SGLang starts from the causal suffix; TensorRT-LLM skips a len-0 row by op code).
+  const bool meet = kernel.order == MergeOrder::context_then_suffix && kernel.empty == EmptyPartial::merged;
+  const bool nan_kernel = meet && kernel.both_empty == BothEmpty::nan;
   if (p.packed) {
     // No chunk may hold an empty span: two empty partials must never meet.
     for (std::size_t ci = 0; ci < p.chunks.size(); ++ci)
@@ -103,9 +106,13 @@ InvariantResult check_I12(const Batch& batch, const Plan& p) {
         const int r = p.prefills[b];
         const std::int64_t first_tok = qsl[static_cast<std::size_t>(r)] - base;
         const bool masked = p.prefill_tokens_with_context && first_tok >= *p.prefill_tokens_with_context;
-        if (!nan_kernel) {
+        if (!meet) {
+          s.note("chunks with no rows for a request occur, but " + std::string(kernel.id) + "'s loop (" +
+                 std::string(name(kernel.order)) + ", empty partials " + std::string(name(kernel.empty)) +
+                 ") never merges two empty states");
+        } else if (!nan_kernel) {
           s.note("empty+empty merges occur but go through " + std::string(kernel.id) +
-                 ", which copies the prefix and writes -inf");
+                 ", whose both-empty rule is: " + std::string(name(kernel.both_empty)));
         } else if (!masked) {
           s.add([&] {
             return Violation{.chunk = static_cast<int>(ci),

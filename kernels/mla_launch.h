@@ -6,6 +6,7 @@
 #include <string>
 
 #include "reference/mla/math/exact_accumulator.h"
+#include "reference/mla/math/merge_attn_states.h"
 
 namespace cp::gpu {
 
@@ -91,8 +92,9 @@ void launch_normalize(const mla::ExactAcc* num, const mla::ExactAcc* den, std::i
 // vLLM path: the fp32 softmax partial of rows [0, n) -> part_out [qn][N][Vd], part_lse [N][qn].
 void launch_vllm_partial(const float* store, std::int64_t key0, std::int64_t n, bool causal, int qn, int N, int Vd,
                          const float* v, float* part_out, float* part_lse);
-// merge_attn_states over (qn, N) with flavour 0 = Triton, 1 = CUDA (contiguous [qn][N][Vd]).
+// merge_attn_states over (qn, N) with flavour 0 = Triton, 1 = CUDA (contiguous [qn][N][Vd]);
+// rule: the engine's Triton variant (mla::MergeRule; default vLLM's).
 void launch_merge(int flavour, int qn, int N, int Vd, const float* p_out, const float* p_lse, const float* s_out,
-                  const float* s_lse, float* out, float* out_lse);
+                  const float* s_lse, float* out, float* out_lse, mla::MergeRule rule = {});
 
 }  // namespace cp::gpu

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One GPU-machine call: build the CUDA backend, check (corpus regressions + random v6-current
 # cases: every output element GPU vs CPU and chunked vs unchunked, raw bits), compute-sanitizer
-# memcheck + racecheck on a representative DCP case, and `chunkproof bench --device gpu`
+# memcheck + racecheck on a representative DCP case, the PCP / local-attention / engine-merge
+# blocks (issue 25 item 5, issue 27 item 4), and `chunkproof bench --device gpu`
 # (medians of 5 timed runs). Logs go to $OUT (or ./h200-out).
 #   usage: scripts/h200-run.sh [N_RANDOM] [all|bench|check]   (default 1000 all)
 set -uo pipefail
@@ -39,6 +40,35 @@ log() { echo "== $* ($(date +%T))"; }
       timeout 120 "$BIN" check --device gpu --random 100 --version "$v" --platform cuda --seed 1 --quiet | tail -n 1
       echo "$v rc=$?"
     done
+    log "PCP rows and local attention (issue 25 item 5): every PCP rank's rows GPU == CPU, bit for bit"
+    for v in pcp-a pcp-b pcp-c; do
+      timeout 120 "$BIN" check --device gpu --random 100 --version "$v" --platform cuda --seed 1 --quiet | tail -n 1
+      echo "$v rc=$?"
+    done
+    grep -h '^version=pcp' corpus/regressions/pcp-*.case | while read -r line; do
+      timeout 60 "$BIN" check --device gpu --case "$line" | grep -E '^(ok|FAIL)|case:'
+    done
+    # A family emitting Exchange::local_attend (vLLM's PCP x DCP local shard: helper s9-local's), once
+    # merged: every version whose family name says local shard.
+    for v in $("$BIN" versions 2>/dev/null | awk '$2 ~ /local/ {print $1}'); do
+      timeout 120 "$BIN" check --device gpu --random 100 --version "$v" --platform cuda --seed 1 --quiet | tail -n 1
+      echo "$v rc=$?"
+    done
+    log "the engines' own merges, a context-free request on rocm (ATOM (0,-inf), SGLang suffix first, TRT-LLM op skip)"
+    for line in "version=atom-current platform=rocm workspace=256 block=16 dcp=2 interleave=1 ctx=700,0 q=3,2" \
+                "version=sglang-current platform=rocm workspace=630 block=16 dcp=4 ctx=1001,0,250 q=2,3,2" \
+                "version=trtllm-current platform=rocm workspace=256 block=16 ctx=700,0 q=3,2"; do
+      timeout 60 "$BIN" check --device gpu --case "$line" | grep -E '^(ok|FAIL)|case:'
+    done
+    log "GpuCheck.* (the hand-built local_attend movement, right and padded; PCP; engines' merges): test_gpu"
+    if cmake -S . -B build/h200t -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHUNKPROOF_GPU=CUDA -DCHUNKPROOF_GPU_ARCHS=90 \
+         -DCHUNKPROOF_BUILD_TESTS=ON -DCHUNKPROOF_WITH_Z3=OFF ${FDP:+-DCHUNKPROOF_FDP_INCLUDE_DIR=$FDP} >"$OUT/build-tests.log" 2>&1 &&
+       ninja -C build/h200t test_gpu >>"$OUT/build-tests.log" 2>&1; then
+      timeout 300 "$(find build/h200t -name test_gpu -type f | head -1)" --gtest_filter='GpuCheck.*' | tail -n 15
+      echo "test_gpu rc=$?"
+    else
+      tail -5 "$OUT/build-tests.log"; echo "test_gpu not built (see build-tests.log)"
+    fi
     log "the wrong plans GPU vs CPU (T-B1; G-10 run with asserts=off): the GPU must produce the CPU's wrong bits"
     for line in "version=tokenspeed-compact platform=cuda workspace=32768 block=64 dcp=4 ctx=20000,100,100 q=16,16,16" \
                 "version=sglang-oneshot-dcp platform=cuda workspace=131072 block=16 dcp=2 ctx=3,1 q=2,2 asserts=off"; do

@@ -82,16 +82,39 @@ BoundDiff bound_diff(const std::vector<float>& gpu, const std::vector<float>& cp
   return d;
 }
 
+// The GPU pipeline over a case: one run, or for a pcp plan one run per PCP rank over its rows
+// (mla::pcp_rank_views, the views the CPU's run_check runs), the outputs in rank order as the
+// CPU lays them out.
+PipelineResult run_case(const Case& c, const Plan& plan, const mla::Inputs& in, const PipelineOptions& o) {
+  if (!plan.pcp) return run_pipeline(c, plan, in, o);
+  PipelineResult all;
+  auto append = [](std::vector<float>& to, const std::vector<float>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  for (const mla::PcpRankView& v : mla::pcp_rank_views(c, in)) {
+    const PipelineResult r = run_pipeline(v.rows, v.plan, v.in, o);
+    append(all.exact, r.exact);
+    for (int f = 0; f < 2; ++f) {
+      append(all.vllm[f], r.vllm[f]);
+      append(all.vllm_lse[f], r.vllm_lse[f]);
+    }
+    all.overflow = all.overflow || r.overflow;
+    all.total_ms += r.total_ms;
+  }
+  return all;
+}
+
 // sample_heads > 0 (sampled verification): the CPU runs both paths for that many heads (every
 // token and dim of them); the GPU runs every head and still compares chunked vs unchunked on
 // every element; GPU vs CPU is compared, bit for bit, on every element of the chosen heads.
 }  // namespace
 
-CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads, bool fast) {
+CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads, bool fast, MovementFn movement) {
   CheckOutcome out;
   std::ostringstream os;
   mla::CheckOptions co;
   co.keep_outputs = true;
+  co.movement = movement;
   co.sample_heads = sample_heads;
   co.threads = sample_heads > 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
   const auto cpu_t0 = std::chrono::steady_clock::now();
@@ -107,10 +130,11 @@ CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads, bool 
   const auto gpu_t0 = std::chrono::steady_clock::now();
   PipelineOptions po;
   po.fast = fast;
-  const PipelineResult chunked = run_pipeline(c, plan, in, po);
+  po.movement = movement;
+  const PipelineResult chunked = run_case(c, plan, in, po);
   po.chunked = false;
   po.vllm = false;
-  const PipelineResult unchunked = run_pipeline(c, plan, in, po);
+  const PipelineResult unchunked = run_case(c, plan, in, po);
   const double gpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - gpu_t0).count();
   std::int64_t first = -1;
   const std::int64_t diff = count_nonequal(unchunked.exact, chunked.exact, &first);
@@ -188,7 +212,8 @@ CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads, bool 
     PipelineOptions p2;
     p2.poison = false;
     p2.fast = fast;
-    const PipelineResult again = run_pipeline(c, plan, in, p2);
+    p2.movement = movement;
+    const PipelineResult again = run_case(c, plan, in, p2);
     const BitDiff d2 = bit_diff(chunked.exact, again.exact);
     const BitDiff d3 = bit_diff(chunked.vllm[0], again.vllm[0]);
     const BitDiff d4 = bit_diff(chunked.vllm[1], again.vllm[1]);

@@ -22,7 +22,11 @@ struct CheckOutcome {
 // fast (--mode fast, docs/gpu.md): the up-projections on the bf16 matrix units; (a) stays bit
 // for bit, the CPU's verdict must match in kind (differing or not, overflow), and (b)/(c) are
 // compared within the stated bound (fast_bound_ok) instead of bit for bit.
-CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads = 0, bool fast = false);
+// movement: the data movement to execute in place of the plan's family's, on the CPU and the GPU
+// alike (CheckOptions::movement: the tests' hand-built local attention).
+using MovementFn = ChunkMovement (*)(const Plan& plan, const Chunk& chunk);
+CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads = 0, bool fast = false,
+                       MovementFn movement = nullptr);
 
 // The reference outputs of an export (docs/export.md) from the GPU exact path, every head, cross-
 // checked like `check --device gpu --sample-heads K`: the CPU runs both of its paths for K heads

@@ -14,6 +14,7 @@
 #include "kernels/runtime.h"
 #include "reference/dcp/movement.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/merge_rules.h"
 #include "reference/mla/stages.h"
 
 namespace cp::gpu {
@@ -66,6 +67,12 @@ struct Piece {
   int work;
   std::int64_t cu, n;
   int entry = -1;  // the chunk entry it comes from (-1: unchunked or causal suffix)
+  // Local attention (Exchange::local_attend): the rank whose rows these are (-1: every other
+  // movement); `last`: the entry's last rank piece (its cross-rank merge is complete). Multi-rank:
+  // `holders` are the ranks with rows for the entry (the combine's operands, in rank order).
+  int rank = -1;
+  bool last = false;
+  std::vector<int> holders;
 };
 
 // One prefill request's running state on the device.
@@ -77,7 +84,8 @@ struct Work {
   DeviceBuffer<ExactAcc> num, den;
   bool have_part = false;
   DeviceBuffer<float> part_out[2], part_lse[2];
-  DeviceBuffer<std::uint16_t> suffix;  // multi-rank: the new tokens' own KV rows
+  DeviceBuffer<std::uint16_t> suffix;                   // multi-rank: the new tokens' own KV rows
+  std::vector<DeviceBuffer<float>> pend_out, pend_lse;  // MergeOrder::suffix_first: the chunk partials
 };
 
 // The key pieces of one "chunk": a plan chunk, or one unchunked request.
@@ -111,7 +119,8 @@ struct State {
         Vd(in_.s.Vd),
         W(c_.dcp),
         comm(o_.comm),
-        my_rank(o_.comm ? o_.comm->rank() : -1) {}
+        my_rank(o_.comm ? o_.comm->rank() : -1),
+        cm(mla::context_merge(plan_)) {}
 
   const Case& c;
   const Plan& plan;
@@ -123,6 +132,7 @@ struct State {
   const std::int64_t W;
   Communicator* const comm;
   const int my_rank;
+  const mla::ContextMerge cm;  // the engine's merges (reference/mla/merge_rules.h)
   // The paged cache (one device buffer per rank; multi-rank: only this rank's) and the weights.
   std::vector<DeviceBuffer<std::uint16_t>> shards;
   DeviceBuffer<const std::uint16_t*> shard_dev;
@@ -142,6 +152,11 @@ struct State {
   DeviceBuffer<ExactAcc> scratch;
   // Digests (o.digests): the pass and chunk the next steps belong to.
   int cur_pass = 0, cur_chunk = 0;
+  // Local attention: some chunk's movement is Exchange::local_attend; the entry's cross-rank
+  // state (the ranks' partials merged so far, rank order).
+  bool local_attention = false;
+  DeviceBuffer<float> entry_out, entry_lse;
+  bool entry_have = false;
 
   Work& work(int k) { return works[static_cast<std::size_t>(k)]; }
   void digest(Step step, int rank, std::initializer_list<Span> spans) {
@@ -212,9 +227,13 @@ void make_works(State& s) {
       s.work(cr.work).keys += s.work(cr.work).ctx;
       continue;
     }
-    for (std::size_t b = 0; b < cr.ch->entries.size(); ++b)
-      s.work(s.work_of[static_cast<std::size_t>(cr.ch->entries[b].request)]).keys +=
-          cr.ch->cu_seq_lens[b + 1] - cr.ch->cu_seq_lens[b];
+    const ChunkMovement mv = s.o.movement ? s.o.movement(s.plan, *cr.ch) : chunk_movement(s.plan, *cr.ch);
+    s.local_attention = s.local_attention || mv.exchange == Exchange::local_attend;
+    for (std::size_t b = 0; b < cr.ch->entries.size(); ++b) {
+      std::int64_t keys = 0;  // the rows the entry attends (on every rank, under local attention)
+      for (const AttendSpan& sp : attended_spans(mv, *cr.ch, b, s.W)) keys += sp.hi - sp.lo;
+      s.work(s.work_of[static_cast<std::size_t>(cr.ch->entries[b].request)]).keys += keys;
+    }
   }
 }
 
@@ -366,6 +385,59 @@ void reorg(State& s, const ChunkRef& cr, const ChunkMovement& mv, const DeviceBu
   s.digest(Step::reorg, -1, {{s.ws.data(), static_cast<std::size_t>(rows) * s.R * sizeof(std::uint16_t)}});
 }
 
+// Local attention (Exchange::local_attend, vLLM's PCP x DCP local shard): every rank gathers its
+// own rows and attends them; nothing is exchanged before attention. The workspace holds, entry by
+// entry and rank by rank, the rows each rank attends for the entry (attended_spans, in its order:
+// the rows of one rank are one piece, so its vLLM-style partial is one softmax over them in the
+// CPU's key order); an entry no rank has rows for is one empty piece ((0, -inf)). Emulated: every
+// rank's gather into the rank-major buffer the CPU builds (gather_and_collect's emulation), then
+// copies. Multi-rank: this rank's gather only, and only its own pieces hold rows; the pieces of
+// the other ranks are empty here and their partials arrive with the cross-rank combine
+// (combine_ranks). Returns the workspace rows.
+std::int64_t local_workspace(State& s, const ChunkRef& cr, const ChunkMovement& mv) {
+  const Chunk& ch = *cr.ch;
+  const std::int64_t toks = mv.local_rows;
+  DeviceBuffer<std::uint16_t> G(at_least_1(toks * s.W) * s.R);
+  if (s.o.poison) G.poison();
+  for (std::int64_t r = 0; r < s.W; ++r) {
+    if (s.comm && r != s.my_rank) continue;
+    const DeviceBuffer<std::uint16_t> local = gather_local(s, cr, mv, static_cast<int>(r));
+    if (toks > 0) copy_d2d(G.data() + static_cast<std::size_t>(r * toks) * s.R, local.data(), local.bytes());
+  }
+  std::vector<CopySegment> segs;
+  std::int64_t cursor = 0, maxc = 0;
+  for (std::size_t b = 0; b < ch.entries.size(); ++b) {
+    const int work = s.work_of[static_cast<std::size_t>(ch.entries[b].request)];
+    const std::vector<AttendSpan> spans = attended_spans(mv, ch, b, s.W);
+    std::vector<int> holders;
+    for (const AttendSpan& sp : spans)
+      if (holders.empty() || holders.back() != sp.rank) holders.push_back(sp.rank);
+    const std::size_t first = s.pieces.size();
+    if (spans.empty()) s.pieces.push_back({work, cursor, 0, static_cast<int>(b), 0, true, {}});
+    for (std::size_t i = 0; i < spans.size();) {
+      const int rank = spans[i].rank;
+      const std::int64_t cu = cursor;
+      for (; i < spans.size() && spans[i].rank == rank; ++i) {
+        const std::int64_t n = spans[i].hi - spans[i].lo;
+        if (s.comm && rank != s.my_rank) continue;  // another rank's rows: not on this GPU
+        segs.push_back({spans[i].lo, cursor, n, 1});
+        maxc = std::max(maxc, n);
+        cursor += n;
+      }
+      s.pieces.push_back({work, cu, cursor - cu, static_cast<int>(b), rank, false, holders});
+    }
+    s.pieces.back().last = true;
+    if (s.comm)  // every rank takes part in the entry's combine: one piece per holder
+      for (std::size_t k = first; k < s.pieces.size(); ++k) s.pieces[k].holders = holders;
+  }
+  ensure(s.ws, at_least_1(cursor) * s.R);
+  if (s.o.poison) s.ws.poison();
+  const DeviceBuffer<CopySegment> sd(segs);
+  launch_copy_rows(sd.data(), static_cast<int>(segs.size()), maxc, s.R, G.data(), s.ws.data());
+  s.digest(Step::collective, s.comm ? s.my_rank : -1, {{G.data(), G.bytes()}});
+  return cursor;
+}
+
 // A chunk's workspace rows on the device (the version's gather at dcp=1; gather, collective and
 // reorg under DCP) and its pieces in s.pieces. Returns the rows.
 std::int64_t workspace(State& s, const ChunkRef& cr) {
@@ -388,15 +460,12 @@ std::int64_t workspace(State& s, const ChunkRef& cr) {
   if (!s.plan.version_info().family->spans_are_context)
     throw std::invalid_argument("the GPU pipeline attends context spans; the " +
                                 std::string(s.plan.version_info().family->name) + " family's spans are not context");
-  if (s.plan.pcp)
-    throw std::invalid_argument(
-        "the GPU pipeline attends the case's requests; a pcp plan's requests are one rank's "
-        "PCP rows (Plan::pcp): not run on the GPU yet");
-  const ChunkMovement mv = chunk_movement(s.plan, ch);  // the one description of the data path
-  if (mv.exchange == Exchange::local_attend)
-    throw std::invalid_argument(
-        "the GPU pipeline runs gather / all-gather / keep movements; this plan attends locally on each rank with a "
-        "cross-rank LSE merge (Exchange::local_attend): run by the CPU numerics (check --device cpu)");
+  const ChunkMovement mv = s.o.movement ? s.o.movement(s.plan, ch) : chunk_movement(s.plan, ch);  // the data path
+  if (mv.exchange == Exchange::local_attend) {
+    const std::int64_t attended = local_workspace(s, cr, mv);
+    s.st.end();
+    return attended;
+  }
   if (!mv.dcp) {
     std::vector<GatherEntry> es;
     for (const auto& g : mv.gather) es.push_back({g.request, g.src, g.dst, g.len});
@@ -516,7 +585,7 @@ std::pair<DeviceBuffer<float>, DeviceBuffer<float>> merge_states(State& s, int f
     ml.poison();
   }
   launch_merge(f, w.qn, s.N, s.Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
-               ml.data());
+               ml.data(), s.cm.rule[f]);
   s.digest(Step::merge, -1, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
   return {std::move(mo), std::move(ml)};
 }
@@ -544,8 +613,53 @@ void write_output(State& s, const Work& w, int f, const DeviceBuffer<float>& po,
 // merge, per flavour: a context piece into the work's running partial (the first one copied,
 // later ones merged, in plan order); the causal suffix with that partial (never in a chunk:
 // (0, -inf)) into the outputs.
-void merge(State& s, Work& w, const DeviceBuffer<float>& po, const DeviceBuffer<float>& pl, bool causal) {
+DeviceBuffer<float> device_copy(const DeviceBuffer<float>& b) {
+  DeviceBuffer<float> c(b.size());
+  if (b.size()) copy_d2d(c.data(), b.data(), b.bytes());
+  return c;
+}
+
+// The engine's loop ends from the causal suffix (reference/mla/check.cpp final_merge): SGLang's
+// running state starts as the suffix and every kept chunk partial is merged into it (chunk as
+// prefix); TensorRT-LLM's op 2 copies the suffix when no loop had keys.
+void merge_from_suffix(State& s, Work& w, const DeviceBuffer<float>& po, const DeviceBuffer<float>& pl) {
+  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+  for (int f = 0; f < 2; ++f) {
+    DeviceBuffer<float> ro = device_copy(po), rl = device_copy(pl);
+    for (std::size_t k = 0; k < w.pend_out.size(); ++k) {
+      DeviceBuffer<float> mo(th * s.Vd), ml(th);
+      if (s.o.poison) {
+        mo.poison();
+        ml.poison();
+      }
+      launch_merge(f, w.qn, s.N, s.Vd, w.pend_out[k].data(), w.pend_lse[k].data(), ro.data(), rl.data(), mo.data(),
+                   ml.data(), s.cm.rule[f]);
+      ro = std::move(mo);
+      rl = std::move(ml);
+    }
+    write_output(s, w, f, po, ro, rl);
+  }
+}
+
+void merge(State& s, Work& w, const DeviceBuffer<float>& po, const DeviceBuffer<float>& pl, bool causal,
+           std::int64_t rows) {
   s.st.begin("merge");
+  if (!causal && s.cm.skip_empty && rows == 0) {  // TensorRT-LLM's op 0: not merged
+    s.st.end();
+    return;
+  }
+  if (!causal && s.cm.suffix_first) {  // SGLang: kept, merged into the suffix at the end
+    w.pend_out.push_back(device_copy(po));
+    w.pend_lse.push_back(device_copy(pl));
+    w.have_part = true;
+    s.st.end();
+    return;
+  }
+  if (causal && (s.cm.suffix_first || (s.cm.skip_empty && !w.have_part))) {
+    merge_from_suffix(s, w, po, pl);
+    s.st.end();
+    return;
+  }
   for (int f = 0; f < 2; ++f) {
     if (!w.have_part && !causal) {
       copy_d2d(w.part_out[f].data(), po.data(), po.bytes());
@@ -603,9 +717,88 @@ void attend_piece(State& s, const Pass& pass, Work& w, const Piece& p, bool caus
   if (pass.accumulate) {
     DeviceBuffer<float> po, pl;
     accumulate(s, w, p, causal, po, pl);
-    if (pass.merge && s.o.vllm) merge(s, w, po, pl, causal);
+    if (pass.merge && s.o.vllm) merge(s, w, po, pl, causal, p.n);
   }
   if (!causal) w.key0 += p.n;
+}
+
+// Multi-rank local attention: the partial of piece p's rank, from that rank (an all-gather of
+// every rank's partial for the piece: only its rank's holds rows), into (po, pl).
+void take_rank_partial(State& s, const Piece& p, DeviceBuffer<float>& po, DeviceBuffer<float>& pl) {
+  DeviceBuffer<float> ro(po.size() * static_cast<std::size_t>(s.W)), rl(pl.size() * static_cast<std::size_t>(s.W));
+  s.comm->all_gather(po.data(), ro.data(), po.bytes(),
+                     "local-attention partial (out) of rank " + std::to_string(p.rank));
+  s.comm->all_gather(pl.data(), rl.data(), pl.bytes(),
+                     "local-attention partial (lse) of rank " + std::to_string(p.rank));
+  copy_d2d(po.data(), ro.data() + static_cast<std::size_t>(p.rank) * po.size(), po.bytes());
+  copy_d2d(pl.data(), rl.data() + static_cast<std::size_t>(p.rank) * pl.size(), pl.bytes());
+}
+
+// Local attention, one rank's piece of an entry (reference/mla/check.cpp rank_partial): scores,
+// the exact sums of its rows, and its vLLM-style partial merged into the entry's cross-rank state
+// in rank order (the first copied, later ones by the Triton merge, prefix = the ranks so far);
+// after the entry's last rank the state goes into the work's running merge.
+void attend_rank_piece(State& s, const Pass& pass, Work& w, const Piece& p) {
+  if (pass.scores) scores(s, w, p, false);
+  if (pass.accumulate) {
+    DeviceBuffer<float> po, pl;
+    accumulate(s, w, p, false, po, pl);
+    if (pass.merge && s.o.vllm) {
+      if (s.comm && !p.holders.empty()) take_rank_partial(s, p, po, pl);
+      if (!s.entry_have) {
+        s.entry_out = std::move(po);
+        s.entry_lse = std::move(pl);
+        s.entry_have = true;
+      } else {
+        const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+        DeviceBuffer<float> mo(th * s.Vd), ml(th);
+        if (s.o.poison) {
+          mo.poison();
+          ml.poison();
+        }
+        launch_merge(0, w.qn, s.N, s.Vd, s.entry_out.data(), s.entry_lse.data(), po.data(), pl.data(), mo.data(),
+                     ml.data());
+        s.entry_out = std::move(mo);
+        s.entry_lse = std::move(ml);
+      }
+      if (p.last) {
+        merge(s, w, s.entry_out, s.entry_lse, false, p.holders.empty() ? 0 : 1);
+        s.entry_have = false;
+      }
+    }
+  }
+  w.key0 += p.n;
+}
+
+// Multi-rank local attention, the exact path: each rank scored and summed only its own rows, so
+// after a pass's chunks the row max (pass with scores) and the exact sums (pass with the exact
+// accumulation) are combined across ranks — every rank's ordered-integer max images and
+// accumulators all-gathered, the max taken and the integers added (order-free: the emulation's
+// integers) — before every rank adds the causal suffix, which is on every rank.
+void combine_exact_across_ranks(State& s, const Pass& pass) {
+  if (!s.o.exact) return;
+  const std::size_t W = static_cast<std::size_t>(s.W);
+  for (Work& w : s.works) {
+    if (pass.scores) {
+      DeviceBuffer<std::uint32_t> all(w.mx_key.size() * W);
+      s.comm->all_gather(w.mx_key.data(), all.data(), w.mx_key.bytes(), "local-attention row max");
+      const auto host = all.get();
+      std::vector<std::uint32_t> mx(w.mx_key.size(), 0);
+      for (std::size_t r = 0; r < W; ++r)
+        for (std::size_t i = 0; i < mx.size(); ++i) mx[i] = std::max(mx[i], host[r * mx.size() + i]);
+      w.mx_key.put(mx);
+    }
+    if (pass.accumulate)
+      for (DeviceBuffer<ExactAcc>* acc : {&w.num, &w.den}) {
+        DeviceBuffer<ExactAcc> all(acc->size() * W);
+        s.comm->all_gather(acc->data(), all.data(), acc->bytes(), "local-attention exact sums");
+        const auto host = all.get();
+        std::vector<ExactAcc> sum(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(acc->size()));
+        for (std::size_t r = 1; r < W; ++r)
+          for (std::size_t i = 0; i < sum.size(); ++i) sum[i].merge(host[r * sum.size() + i]);
+        acc->put(sum);
+      }
+  }
 }
 
 void run_pass(State& s, const Pass& pass) {
@@ -614,8 +807,13 @@ void run_pass(State& s, const Pass& pass) {
     const std::int64_t rows = workspace(s, cr);
     if (pass.scores) up_project(s, rows, true);
     if (pass.accumulate) up_project(s, rows, false);
-    for (const Piece& p : s.pieces) attend_piece(s, pass, s.work(p.work), p, false);
+    for (const Piece& p : s.pieces)
+      if (p.rank < 0)
+        attend_piece(s, pass, s.work(p.work), p, false);
+      else
+        attend_rank_piece(s, pass, s.work(p.work), p);
   }
+  if (s.comm && s.local_attention) combine_exact_across_ranks(s, pass);
   for (Work& w : s.works) {
     gather_suffix(s, w);
     if (pass.scores) up_project(s, w.qn, true);
@@ -632,6 +830,10 @@ void run_pass(State& s, const Pass& pass) {
 PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& in, const PipelineOptions& o) {
   if (o.comm && (o.comm->ranks() != c.dcp || !o.chunked))
     throw std::logic_error("run_pipeline: a multi-rank run needs ranks == dcp and a chunked run");
+  if (plan.pcp && (c.ctx != plan.pcp->batch_ctx || c.q != plan.pcp->batch_q))
+    throw std::invalid_argument(
+        "the GPU pipeline runs a pcp plan over its PCP rank's rows (mla::pcp_rank_views: check --device gpu does), "
+        "not over the global case");
   PipelineResult res;
   Timer total;
   total.start();

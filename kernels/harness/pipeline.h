@@ -63,6 +63,9 @@ struct PipelineOptions {
   // computed it. Chunked runs only. Null: the single-GPU emulation (every rank's shard in a
   // separate buffer of one GPU, the all-gather as device copies).
   Communicator* comm = nullptr;
+  // The data movement of each chunk, in place of the plan's family's (as CheckOptions::movement:
+  // the tests' hand-built local attention, which no family emits on main).
+  ChunkMovement (*movement)(const Plan& plan, const Chunk& chunk) = nullptr;
 };
 
 struct PipelineResult {

@@ -510,10 +510,11 @@ __global__ void vllm_partial_kernel(const float* store, std::int64_t key0, std::
   }
 }
 
-__global__ void merge_kernel(int flavour, mla::MergeTensors m) {
+__global__ void merge_kernel(int flavour, mla::MergeTensors m, mla::MergeRule rule) {
   const int idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= m.tokens * m.heads) return;
-  mla::merge_one(flavour == 0 ? mla::MergeFlavour::triton : mla::MergeFlavour::cuda, m, idx / m.heads, idx % m.heads);
+  mla::merge_one(flavour == 0 ? mla::MergeFlavour::triton : mla::MergeFlavour::cuda, m, idx / m.heads, idx % m.heads,
+                 rule);
 }
 
 }  // namespace
@@ -611,11 +612,11 @@ void launch_vllm_partial(const float* store, std::int64_t key0, std::int64_t n, 
 }
 
 void launch_merge(int flavour, int qn, int N, int Vd, const float* p_out, const float* p_lse, const float* s_out,
-                  const float* s_lse, float* out, float* out_lse) {
+                  const float* s_lse, float* out, float* out_lse, mla::MergeRule rule) {
   if (qn <= 0) return;
   const long ts = static_cast<long>(N) * Vd, hs = Vd;
   mla::MergeTensors m{out, out_lse, ts, hs, p_out, p_lse, ts, hs, s_out, s_lse, ts, hs, qn, N, Vd};
-  CP_LAUNCH(merge_kernel, blocks_for(static_cast<std::int64_t>(qn) * N, 128), 128, 0, 0, flavour, m);
+  CP_LAUNCH(merge_kernel, blocks_for(static_cast<std::int64_t>(qn) * N, 128), 128, 0, 0, flavour, m, rule);
 }
 
 }  // namespace cp::gpu

@@ -102,7 +102,11 @@ json kernel_record(const MergeKernel& k) {
                   : k.inf == InfRule::pos_to_neg ? "pos_to_neg"
                                                  : "any_to_neg"},
           {"zero_weight_guard", k.zero_weight_guard},
-          {"both_empty", k.both_empty == BothEmpty::nan ? "nan" : "copy_prefix"},
+          {"both_empty", k.both_empty == BothEmpty::nan           ? "nan"
+                         : k.both_empty == BothEmpty::copy_prefix ? "copy_prefix"
+                                                                  : "zero"},
+          {"empty_partial", k.empty == EmptyPartial::merged ? "merged" : "skipped"},
+          {"order", k.order == MergeOrder::context_then_suffix ? "context_then_suffix" : "suffix_first"},
           {"strides", k.strides == SuffixStrides::contiguous      ? "contiguous"
                       : k.strides == SuffixStrides::prefix_stride ? "prefix_stride"
                       : k.strides == SuffixStrides::own           ? "own"

@@ -17,6 +17,7 @@
 #include "reference/mla/engine.h"
 #include "reference/mla/inputs.h"
 #include "reference/mla/math/all.h"
+#include "reference/mla/merge_rules.h"
 #include "reference/mla/stages.h"
 
 namespace cp::mla {
@@ -30,11 +31,12 @@ using detail::Work;
 // merge_attn_states over `tokens` x `heads` rows of `dim` floats, every tensor contiguous
 // ([token][head][dim], lse [head][token]); flavour 0 = Triton, 1 = CUDA.
 void merge_contiguous(int flavour, float* out, float* out_lse, const float* prefix, const float* prefix_lse,
-                      const float* suffix, const float* suffix_lse, int tokens, int heads, int dim) {
+                      const float* suffix, const float* suffix_lse, int tokens, int heads, int dim,
+                      MergeRule rule = {}) {
   const long ts = static_cast<long>(heads) * dim, hs = dim;
   const MergeTensors m{out,    out_lse,    ts, hs, prefix, prefix_lse, ts, hs,
                        suffix, suffix_lse, ts, hs, tokens, heads,      dim};
-  merge_attn_states(flavour == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m);
+  merge_attn_states(flavour == 0 ? MergeFlavour::triton : MergeFlavour::cuda, m, rule);
 }
 
 // gather + collective (DCP): each rank runs its gather runs (clip_gather: the rows that fit its
@@ -100,10 +102,6 @@ std::vector<Row> build_workspace(const Inputs& in, const Plan& p, const ChunkMov
                                 std::string(p.version_info().family->name) +
                                 " family's spans are not context (FamilyInfo::spans_are_context): checked by the "
                                 "invariants, not run by the numerics");
-  if (p.pcp)
-    throw std::invalid_argument(
-        "the CPU numerics attend the case's requests; a pcp plan's requests are one rank's "
-        "PCP rows (Plan::pcp): checked by the invariants, not run by the numerics yet");
   if (!m.dcp) {
     std::vector<Row> ws(static_cast<std::size_t>(m.total_rows * R));
     for (const auto& g : m.gather)
@@ -220,11 +218,14 @@ Inputs selected_inputs(const Case& c, const CheckOptions& opts, CheckResult& res
 class CheckRun {
  public:
   CheckRun(const Case& c, const CheckOptions& opts, CheckResult& res)
+      : CheckRun(c, opts, res, selected_inputs(c, opts, res)) {}
+  // The run over given inputs (a PCP rank's rows: pcp_rank_views).
+  CheckRun(const Case& c, const CheckOptions& opts, CheckResult& res, Inputs in)
       : c_(c),
         opts_(opts),
         res_(res),
         plan_(res.plan),
-        in_(selected_inputs(c, opts, res)),
+        in_(std::move(in)),
         s_(in_.s),
         threads_(std::max(1, opts.threads)),
         eng_(in_, threads_ - threads_ / 2),
@@ -353,7 +354,9 @@ class CheckRun {
     if (!pass.merge || !opts_.vllm) return;
     if (opts_.keep_outputs)
       res_.vllm_partials.push_back({static_cast<int>(ci), static_cast<int>(b), w.request, w.qn, w.token0, po_, pl_});
-    fold_partial(w);
+    std::int64_t rows = 0;
+    for (const AttendSpan& sp : spans) rows += sp.hi - sp.lo;
+    fold_partial(w, rows);
   }
   // The same stages on a request's causal suffix (rows_), the merge being the final
   // merge(context, suffix) per flavour.
@@ -407,8 +410,18 @@ class CheckRun {
     po_.swap(mo_);
     pl_.swap(ml_);
   }
-  void fold_partial(Work& w) {
+  // The entry's partial into the work's running context partial, as the engine's loop does
+  // (merge_rules.h): skipped when it has no rows (TensorRT-LLM's op 0), kept for the end
+  // (SGLang: merged into the suffix), else copied first and merged after.
+  void fold_partial(Work& w, std::int64_t rows) {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    if (cm_.skip_empty && rows == 0) return;
+    if (cm_.suffix_first) {
+      w.pend_out.push_back(po_);
+      w.pend_lse.push_back(pl_);
+      w.have_part = true;
+      return;
+    }
     for (int f = 0; f < 2; ++f) {
       if (!w.have_part) {  // first piece of the request's context: copy
         w.part_out[f] = po_;
@@ -418,7 +431,7 @@ class CheckRun {
       mo_.assign(th * s_.Vd, 0.0f);
       ml_.assign(th, 0.0f);
       merge_contiguous(f, mo_.data(), ml_.data(), w.part_out[f].data(), w.part_lse[f].data(), po_.data(), pl_.data(),
-                       w.qn, s_.N, s_.Vd);
+                       w.qn, s_.N, s_.Vd, cm_.rule[f]);
       w.part_out[f] = mo_;
       w.part_lse[f] = ml_;
     }
@@ -453,13 +466,8 @@ class CheckRun {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
     const std::size_t base = static_cast<std::size_t>(w.token0) * per_token_;
     for (int f = 0; f < 2; ++f) {
-      if (!w.have_part) {  // never in a chunk (ctx = 0 under the packed planner): (0, -inf)
-        w.part_out[f].assign(th * s_.Vd, 0.0f);
-        w.part_lse[f].assign(th, neg_inf());
-      }
       std::vector<float> lse(th);  // [N][qn]
-      merge_contiguous(f, vl_out_[f].data() + base, lse.data(), w.part_out[f].data(), w.part_lse[f].data(), po_.data(),
-                       pl_.data(), w.qn, s_.N, s_.Vd);
+      final_merge(w, f, vl_out_[f].data() + base, lse);
       // S4/S5: tokens at or past prefill_tokens_with_context take the suffix alone.
       const long ts = static_cast<long>(s_.N) * s_.Vd;  // floats per token
       if (plan_.prefill_tokens_with_context)
@@ -475,6 +483,33 @@ class CheckRun {
                 lse[static_cast<std::size_t>(h) * w.qn + t];
       }
     }
+  }
+  // merge(context, causal suffix) in flavour f into out / lse, as the engine's loop ends it:
+  // SGLang's running state from the suffix, each chunk partial merged into it (chunk as prefix);
+  // TensorRT-LLM's copy of the suffix when no loop had keys (op 2); else the context partial
+  // (never in a chunk: (0, -inf)) merged with the suffix.
+  void final_merge(Work& w, int f, float* out, std::vector<float>& lse) {
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    if (cm_.suffix_first || (cm_.skip_empty && !w.have_part)) {
+      std::vector<float> ro = po_, rl = pl_;
+      for (std::size_t k = 0; k < w.pend_out.size(); ++k) {
+        mo_.assign(th * s_.Vd, 0.0f);
+        ml_.assign(th, 0.0f);
+        merge_contiguous(f, mo_.data(), ml_.data(), w.pend_out[k].data(), w.pend_lse[k].data(), ro.data(), rl.data(),
+                         w.qn, s_.N, s_.Vd, cm_.rule[f]);
+        ro = mo_;
+        rl = ml_;
+      }
+      std::copy(ro.begin(), ro.end(), out);
+      lse = rl;
+      return;
+    }
+    if (!w.have_part) {  // never in a chunk (ctx = 0 under the packed planner): (0, -inf)
+      w.part_out[f].assign(th * s_.Vd, 0.0f);
+      w.part_lse[f].assign(th, neg_inf());
+    }
+    merge_contiguous(f, out, lse.data(), w.part_out[f].data(), w.part_lse[f].data(), po_.data(), pl_.data(), w.qn, s_.N,
+                     s_.Vd, cm_.rule[f]);
   }
   ElementAt element_at(std::size_t idx) const {
     ElementAt e;
@@ -618,9 +653,205 @@ class CheckRun {
   std::vector<float> ref_out_, chk_out_;
   std::vector<double> ora_out_;
   std::vector<float> vl_out_[2];
+  const ContextMerge cm_ = context_merge(plan_);  // the engine's merges (merge_rules.h)
 };
 
+// ---------------------------------------------------------------------------------------------
+// PCP: every rank's rows through the chunked pipeline, against the global requests' reference.
+
+// The unchunked reference of every global request with new tokens (context 0..ctx-1 and the
+// causal suffix), exact path: [request] -> [token][head][v dim].
+std::vector<std::vector<float>> global_reference(const Case& c, const Inputs& in, const CheckOptions& opts) {
+  const Engine eng(in, std::max(1, opts.threads));
+  std::vector<Work> works;
+  for (std::size_t r = 0; r < c.ctx.size(); ++r) {
+    if (c.q[r] <= 0) continue;
+    Work& w = works.emplace_back();
+    w.request = static_cast<int>(r);
+    w.qn = static_cast<int>(c.q[r]);
+    w.ctx = c.ctx[r];
+    w.q = in.query[r].data();
+  }
+  reference_outputs(eng, in, works, true, false, opts.stop);
+  std::vector<std::vector<float>> out(c.ctx.size());
+  for (const Work& w : works) {
+    auto& o = out[static_cast<std::size_t>(w.request)];
+    o.resize(w.num.size());
+    for (std::size_t e = 0; e < w.num.size(); ++e)
+      o[e] = normalize(w.num[e], w.den[e / static_cast<std::size_t>(in.s.Vd)]);
+  }
+  return out;
+}
+
+// One rank's result folded into the case's: outputs in rank order, every row token compared
+// with its global request's reference (the chunked output and the rank's own unchunked one,
+// which must be the same integers: the exact sums do not depend on the partition).
+struct PcpFold {
+  CheckResult& res;
+  const Case& c;
+  const std::vector<std::vector<float>>& gref;
+  std::size_t per_token;
+  int Vd;
+  std::int64_t token = 0;
+
+  void add(const PcpRankView& v, CheckResult& rr) {
+    std::int64_t t0 = 0;
+    for (int i : v.plan.prefills) {
+      const PcpRow& row = v.row_of[static_cast<std::size_t>(i)];
+      const std::int64_t off = row.start - c.ctx[static_cast<std::size_t>(row.request)];
+      if (res.exact.ran)
+        for (std::int64_t t = 0; t < row.len; ++t) compare_token(row, off + t, t0 + t);
+      t0 += row.len;
+    }
+    append(res.chunked_out, rr.chunked_out);
+    append(res.reference_lse, rr.reference_lse);
+    for (int f = 0; f < 2; ++f) {
+      append(res.vllm_out[f], rr.vllm_out[f]);
+      append(res.vllm_lse[f], rr.vllm_lse[f]);
+      fold_flavour(res.vllm.flavours[f], rr.vllm.flavours[f]);
+    }
+    res.exact.overflow |= rr.exact.overflow;
+    for (RequestRouting rt : rr.exact.routing) {
+      rt.request = v.row_of[static_cast<std::size_t>(rt.request)].request;  // rows name their global request
+      res.exact.routing.push_back(std::move(rt));
+    }
+    res.prefill_tokens += rr.prefill_tokens;
+    res.context_rows += rr.context_rows;
+    res.attended_rows += rr.attended_rows;
+  }
+  // Row token `local` of this rank (its outputs at rank token t) is token `in_req` of the request.
+  void compare_token(const PcpRow& row, std::int64_t in_req, std::int64_t local) {
+    const std::vector<float>& g = gref[static_cast<std::size_t>(row.request)];
+    const float* ref = g.data() + static_cast<std::size_t>(in_req) * per_token;
+    res.reference_out.insert(res.reference_out.end(), ref, ref + per_token);
+    pending_.push_back({row.request, in_req, local});
+  }
+  void finish_rank(const CheckResult& rr) {
+    ExactResult& ex = res.exact;
+    for (const auto& [req, in_req, local] : pending_) {
+      const float* ref = gref[static_cast<std::size_t>(req)].data() + static_cast<std::size_t>(in_req) * per_token;
+      const std::size_t base = static_cast<std::size_t>(local) * per_token;
+      for (std::size_t e = 0; e < per_token; ++e) {
+        const float got = rr.chunked_out[base + e], own = rr.reference_out[base + e];
+        const bool bad = bits_of(got) != bits_of(ref[e]) || bits_of(own) != bits_of(ref[e]) || is_nan(got);
+        ++ex.elements;
+        if (!bad || ex.differing++ > 0) continue;
+        ex.first = ElementAt{.token = token + local,
+                             .request = req,
+                             .token_in_request = in_req,
+                             .head = res.heads[e / static_cast<std::size_t>(Vd)],
+                             .dim = static_cast<int>(e % static_cast<std::size_t>(Vd))};
+        ex.ref_bits = bits_of(ref[e]);
+        ex.got_bits = bits_of(got);
+      }
+    }
+    pending_.clear();
+    token += rr.prefill_tokens;
+  }
+
+  struct Pending {
+    int req;
+    std::int64_t in_req, local;
+  };
+  std::vector<Pending> pending_;
+  static void append(std::vector<float>& to, const std::vector<float>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  }
+  static void fold_flavour(FlavourResult& to, const FlavourResult& from) {
+    to.flavour = from.flavour;
+    if (from.max_abs > to.max_abs) {
+      to.max_abs = from.max_abs;
+      to.worst = from.worst;
+    }
+    to.max_rel = std::max(to.max_rel, from.max_rel);
+    to.max_ulp = std::max(to.max_ulp, from.max_ulp);
+    if (to.nan == 0 && from.nan > 0) to.first_nan = from.first_nan;
+    to.nan += from.nan;
+    to.inf += from.inf;
+    to.within_bound = to.within_bound && from.within_bound;
+  }
+};
+
+// A pcp plan: every PCP rank's v6 plan over its rows (pcp_rank_views), each through the chunked
+// pipeline; every row token against the unchunked reference of its global request, bit for bit.
+void run_pcp_check(const Case& c, const CheckOptions& opts, CheckResult& res) {
+  const Inputs global = selected_inputs(c, opts, res);
+  const std::vector<PcpRankView> views = pcp_rank_views(c, global);
+  const std::vector<std::vector<float>> gref =
+      opts.exact ? global_reference(c, global, opts) : std::vector<std::vector<float>>(c.ctx.size());
+  CheckOptions ro = opts;
+  ro.keep_outputs = true;
+  ro.plan = nullptr;
+  res.exact.ran = opts.exact;
+  res.vllm.ran = opts.vllm;
+  res.vllm.production = res.plan.merge;
+  res.vllm.bound_abs = kVllmBoundAbs;
+  res.vllm.bound_rel = kVllmBoundRel;
+  PcpFold fold{res, c, gref, static_cast<std::size_t>(global.s.N) * global.s.Vd, global.s.Vd};
+  for (const PcpRankView& v : views) {
+    CheckResult rr;
+    rr.c = v.rows;
+    rr.plan = v.plan;
+    rr.heads = res.heads;
+    rr.all_heads = res.all_heads;
+    if (!v.plan.built) {
+      res.assert_fired = true;
+      res.assert_text = "PCP rank " + std::to_string(v.rank) + ": no plan could be built over its rows";
+      return;
+    }
+    CheckRun(v.rows, ro, rr, v.in).run();
+    fold.add(v, rr);
+    if (opts.exact) fold.finish_rank(rr);
+  }
+  if (!opts.exact) res.reference_out.clear();
+  if (!opts.keep_outputs) {
+    res.reference_out.clear();
+    res.chunked_out.clear();
+    res.reference_lse.clear();
+    for (int f = 0; f < 2; ++f) {
+      res.vllm_out[f].clear();
+      res.vllm_lse[f].clear();
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<PcpRankView> pcp_rank_views(const Case& c, const Inputs& global) {
+  const Plan first = make_plan(c);
+  if (!first.pcp) throw std::logic_error("pcp_rank_views: not a pcp plan");
+  const std::size_t per = static_cast<std::size_t>(global.s.N) * global.s.qk();
+  std::vector<PcpRankView> out;
+  for (std::int64_t r = 0; r < first.pcp->size; ++r) {
+    PcpRankView& v = out.emplace_back();
+    v.rank = static_cast<int>(r);
+    Case k = c;
+    k.pcp_rank = r;
+    v.plan = make_plan(k);
+    v.row_of = v.plan.pcp->ranks[static_cast<std::size_t>(r)].rows;
+    v.rows = c;
+    v.rows.ctx = v.plan.pcp->batch_ctx;
+    v.rows.q = v.plan.pcp->batch_q;
+    v.in = global;
+    v.in.ctx = v.rows.ctx;
+    v.in.q = v.rows.q;
+    v.in.block_table.clear();
+    v.in.query.clear();
+    for (const PcpRow& row : v.row_of) {
+      const auto req = static_cast<std::size_t>(row.request);
+      const std::int64_t off = row.start - c.ctx[req];
+      if (off < 0 || off + row.len > c.q[req])
+        throw std::logic_error("pcp_rank_views: row (" + std::to_string(row.request) + ", " +
+                               std::to_string(row.start) + ", " + std::to_string(row.len) +
+                               ") lies outside its request's new tokens");
+      v.in.block_table.push_back(global.block_table[req]);
+      const auto& q = global.query[req];
+      v.in.query.emplace_back(q.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(off) * per),
+                              q.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(off + row.len) * per));
+    }
+  }
+  return out;
+}
 
 CheckResult run_check(const Case& c, const CheckOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -628,7 +859,10 @@ CheckResult run_check(const Case& c, const CheckOptions& opts) {
   res.c = c;
   res.plan = opts.plan ? *opts.plan : make_plan(c);
   if (stopped_by_plan(c, res)) return res;
-  CheckRun(c, opts, res).run();
+  if (res.plan.pcp)
+    run_pcp_check(c, opts, res);
+  else
+    CheckRun(c, opts, res).run();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "reference/caseio/case.h"
+#include "reference/mla/inputs.h"
 #include "reference/mla/math/merge_attn_states.h"
 #include "reference/planner/movement.h"
 #include "reference/planner/plan.h"
@@ -163,6 +164,22 @@ struct CheckResult {
 };
 
 CheckResult run_check(const Case& c, const CheckOptions& opts);
+
+// PCP (the pcp family, vllm-pcp-and-sparse.md §1.7): what PCP rank `rank` runs — its rows as the
+// requests v6 plans (ctx = start, q = len: a row's context includes other ranks' new tokens of
+// the step), its plan (make_plan with pcp_rank = rank; chunk requests are row indices), and
+// inputs whose request i is row i: the global request's block table (the same cache rows) and
+// its query tokens start - N .. start - N + len - 1. run_check runs every rank this way and
+// compares every row's outputs with the unchunked reference of the whole global request; the
+// GPU check runs the same views.
+struct PcpRankView {
+  int rank = 0;
+  Case rows;                   // the row batch, the case's geometry
+  Plan plan;                   // the rank's v6 plan over its rows
+  Inputs in;                   // request i = row i
+  std::vector<PcpRow> row_of;  // row i: global request, start, len
+};
+std::vector<PcpRankView> pcp_rank_views(const Case& c, const Inputs& global);
 
 // "[lo, hi), [lo, hi), ... (k ranges)": the first max_items ranges.
 std::string ranges_text(const std::vector<std::pair<std::int64_t, std::int64_t>>& r, std::size_t max_items = 4);

@@ -82,6 +82,12 @@ Case draw_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index, N
   static constexpr std::int64_t kBlocks[] = {1, 2, 4, 8, 16, 32, 64, 3, 6, 12};
   c.block = kBlocks[next(std::size(kBlocks))];
   c.dcp = vi.supports_dcp ? static_cast<std::int64_t>(1 + next(8)) : 1;
+  const bool pcp = vi.family->partitions_global_batch;  // PCP: P ranks, DCP 1 or P (every version's rule)
+  if (pcp) {
+    static constexpr std::int64_t kPcp[] = {2, 4, 2, 3, 1};
+    c.pcp = kPcp[next(std::size(kPcp))];
+    c.dcp = next(2) != 0 ? *c.pcp : 1;
+  }
   c.interleave = 1;
   if (vi.supports_interleave && c.dcp > 1 && next(3) != 0) {
     std::vector<std::int64_t> divs;
@@ -95,7 +101,7 @@ Case draw_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index, N
   for (int i = 0; i < n; ++i) {
     const std::int64_t ctx = next(5) == 0 ? 0 : static_cast<std::int64_t>(next(next(2) ? 200 : 900));
     c.ctx.push_back(ctx);
-    c.q.push_back(static_cast<std::int64_t>(1 + next(5)));
+    c.q.push_back(static_cast<std::int64_t>(1 + next(pcp ? 40 : 5)));  // PCP: pieces of several tokens
     total += ctx;
   }
   // A workspace that forces several chunks: a multiple of lcm(B, V) (packed sizing guarantees

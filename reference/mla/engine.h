@@ -30,6 +30,8 @@ struct Work {
   // vLLM path: running context partial per flavour ([qn][N][Vd], lse [N][qn]).
   bool have_part = false;
   std::vector<float> part_out[2], part_lse[2];
+  // MergeOrder::suffix_first (SGLang): the chunk partials, merged into the suffix at the end.
+  std::vector<std::vector<float>> pend_out, pend_lse;
   // float64 oracle (reference only)
   std::vector<double> o_den, o_num;
 };

@@ -20,7 +20,18 @@
 namespace cp {
 
 enum class InfRule : std::uint8_t { none, pos_to_neg, any_to_neg };  // which LSE infinities become -inf
-enum class BothEmpty : std::uint8_t { nan, copy_prefix };            // both LSEs -inf
+enum class BothEmpty : std::uint8_t { nan, copy_prefix, zero };      // both LSEs -inf (zero: out 0, lse -inf)
+// How the engine's context loop treats a chunk in which a request attends no rows, and in which
+// order it merges (the loop around the kernel, recorded with the kernel it calls).
+enum class EmptyPartial : std::uint8_t {
+  merged,   // the (0, -inf) partial goes through the kernel (vLLM, ATOM, SGLang)
+  skipped,  // TensorRT-LLM's merge op 0: a len-0 row is not merged; the first row with keys is copied (op 2)
+};
+enum class MergeOrder : std::uint8_t {
+  context_then_suffix,  // running context partial over the chunks, then merge(context, causal suffix)
+  suffix_first,         // SGLang: the running state starts as the causal extend attention, each chunk
+                        // merged into it (merge_state(chunk, running)): two empty states never meet
+};
 enum class SuffixStrides : std::uint8_t {
   contiguous,     // every operand indexed as [T][N][HEAD_SIZE] dense: padded views read wrong rows
   prefix_stride,  // the suffix read with the prefix's head (and token) stride: 192 vs 128 mismatch
@@ -31,7 +42,7 @@ enum class SuffixStrides : std::uint8_t {
 struct MergeKernel {
   std::string_view id;      // "triton@cfc4079e": the runner's and compare's name for it
   std::string_view source;  // file@commit (or PR) in the engine's repository
-  std::string_view engine;  // vllm | flashinfer
+  std::string_view engine;  // vllm | flashinfer | atom | sglang | trtllm
   InfRule inf = InfRule::none;
   bool zero_weight_guard = false;  // a zero weight zeroes its term (0 * NaN garbage -> 0)
   BothEmpty both_empty = BothEmpty::nan;
@@ -39,6 +50,8 @@ struct MergeKernel {
   bool takes_prefill_tokens_with_context = false;  // tokens past it take the suffix alone
   bool masks_empty_context = false;                // #49294: -inf LSE for empty context rows first
   MergeFlavour flavour = MergeFlavour::triton;     // the spec-§4 flavour it is closest to
+  EmptyPartial empty = EmptyPartial::merged;
+  MergeOrder order = MergeOrder::context_then_suffix;
   std::string_view note;
 };
 
@@ -64,6 +77,8 @@ MergeKernelChoice kernel_for(Version v, MergeFlavour dispatched);
 
 std::string_view name(InfRule r);
 std::string_view name(BothEmpty b);
+std::string_view name(EmptyPartial e);
+std::string_view name(MergeOrder o);
 std::string_view name(SuffixStrides s);
 
 }  // namespace cp

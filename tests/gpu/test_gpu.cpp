@@ -10,6 +10,7 @@
 #include "kernels/runtime.h"
 #include "reference/mla/check.h"
 #include "reference/mla/math/all.h"
+#include "tests/mla/local_attention.h"
 
 namespace {
 
@@ -61,6 +62,53 @@ TEST(GpuCheck, EveryFamilysMovementBitIdenticalToTheCpu) {
                            "q=16,16,16 heads=1 kv_lora_rank=8 rope_dim=4 nope_dim=4 v_dim=4")}) {
     const auto r = cp::gpu::check_one(c, true);
     EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+  }
+}
+
+// Local attention (Exchange::local_attend, issue 25 item 5): per rank a partial over its own
+// rows, an entry without rows (0, -inf), the ranks' partials merged by LSE in rank order, DCP
+// emulated on one GPU; the hand-built movement the CPU test runs (no family emits it on main),
+// right and padded (wrong keys: the GPU must produce the CPU's wrong bits), on a fixed case with a
+// context-free request and on random v6-current DCP cases.
+TEST(GpuCheck, LocalAttentionBitIdenticalToTheCpu) {
+  CP_REQUIRE_GPU();
+  std::vector<cp::Case> cases{cp::parse_case(
+      "version=v6-current platform=rocm workspace=96 block=8 dcp=4 interleave=2 ctx=200,37,0,90 q=3,2,2,2")};
+  for (std::uint64_t i = 0; cases.size() < 8 && i < 64; ++i) {
+    const cp::Case c = cp::mla::random_case(cp::Version::v6_current, cp::Platform::cuda, 7, i);
+    if (c.dcp > 1) cases.push_back(c);
+  }
+  for (const cp::Case& c : cases)
+    for (auto mv : {&cp::test_movements::local_attention, &cp::test_movements::local_attention_padded}) {
+      const auto r = cp::gpu::check_one(c, true, 0, false, mv);
+      EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+    }
+}
+
+// PCP plans (issue 25 item 5): every PCP rank's v6 plan over its rows on the GPU, each rank's
+// outputs GPU == CPU bit for bit, and the CPU's comparison with the global requests' reference.
+TEST(GpuCheck, PcpRowsEveryRankBitIdenticalToTheCpu) {
+  CP_REQUIRE_GPU();
+  for (cp::Version v : {cp::Version::pcp_a, cp::Version::pcp_b, cp::Version::pcp_c})
+    for (std::uint64_t i = 0; i < 6; ++i) {
+      const cp::Case c = cp::mla::random_case(v, i % 2 ? cp::Platform::rocm : cp::Platform::cuda, 8, i);
+      const auto r = cp::gpu::check_one(c, true);
+      EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+    }
+}
+
+// The engines' own merges on the GPU (ATOM's both-empty (0, -inf), SGLang's loop from the suffix,
+// TensorRT-LLM's op-code skip), a context-free request on rocm each: GPU == CPU bit for bit.
+TEST(GpuCheck, EnginesOwnMergesBitIdenticalToTheCpu) {
+  CP_REQUIRE_GPU();
+  for (const char* line : {
+           "version=atom-current platform=rocm workspace=256 block=16 dcp=2 interleave=1 ctx=700,0 q=3,2",
+           "version=sglang-current platform=rocm workspace=630 block=16 dcp=4 ctx=1001,0,250 q=2,3,2",
+           "version=trtllm-current platform=rocm workspace=256 block=16 ctx=700,0 q=3,2",
+       }) {
+    const cp::Case c = cp::parse_case(line);
+    const auto r = cp::gpu::check_one(c, true);
+    EXPECT_TRUE(r.agree) << r.line << "\n  case: " << line;
   }
 }
 

@@ -12,8 +12,8 @@
 #include "reference/dcp/movement.h"
 #include "reference/mla/check.h"
 #include "reference/mla/inputs.h"
-#include "reference/planner/families/pcp/family.h"
 #include "reference/mla/stages.h"
+#include "reference/planner/families/pcp/family.h"
 #include "tests/mla/narrow_dims.h"
 
 namespace cp::mla {
@@ -239,11 +239,11 @@ TEST(MlaVllmPath, EmptyEmptyMergeIsNaNOnTritonOnly) {
 // such; an expected routing violation shows as a bit difference; an expected merge violation
 // (I-12/I-13) shows in the vLLM path while the exact path stays identical; ok is identical.
 // Every family's movement runs in the numerics (vLLM's, ATOM's, SGLang's transposed all-gather,
-// TokenSpeed's compact reconstruction), except TensorRT-LLM's: its movement is vLLM's shape, but
-// its loops merge by op code (copy / merge / skip a len-0 row, R-4), not with vLLM's merge
-// kernels, and its finding (R-B1) is a budget, not a bit difference; and the sparse families,
-// whose spans are not context; and the pcp family, whose requests are one rank's PCP rows (the
-// numerics refuse its plans by name).
+// TokenSpeed's compact reconstruction), except here TensorRT-LLM's: its finding (R-B1) is a budget,
+// not a bit difference, and its own merge (op codes: a len-0 row skipped, R-4) is pinned by
+// mla.EngineMerges.*; the sparse families, whose spans are not context; and the pcp family, whose
+// corpus cases (P- verdicts: collective and order hazards, not keys) run in
+// mla.PcpNumerics.CorpusPcpCasesBitIdentical.
 bool numerics_run_it(const Case& c) {
   const Plan p = make_plan(c);
   const FamilyInfo* f = p.version_info().family;

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numbers>
 #include <utility>
 #include <vector>
@@ -16,6 +18,8 @@
 #include "reference/mla/check.h"
 #include "reference/mla/math/merge_attn_states.h"
 #include "reference/planner/families/vllm/movement.h"
+#include "reference/planner/merge_kernels.h"
+#include "tests/mla/local_attention.h"
 #include "tests/mla/narrow_dims.h"
 
 namespace cp::mla {
@@ -132,42 +136,16 @@ TEST(EngineMovements, TokenSpeedTruncatingModuloNamesTheKeys) {
   EXPECT_EQ(r.exit_code(), 1);
 }
 
-// A local-attention movement over vLLM's shards (PCP x DCP's shape): rank r attends the kept[r]
-// rows it owns of each entry, nothing is exchanged, the ranks' partials merge by LSE.
-ChunkMovement local_attention(const Plan& p, const Chunk& ch) {
-  ChunkMovement m{.exchange = Exchange::local_attend, .dcp = true, .gather_per_rank = true};
-  m.total_rows = ch.total_tokens();
-  m.local_rows = ch.local_tokens();
-  m.gathered_rows = m.local_rows * p.dcp;
-  for (std::size_t b = 0; b < ch.entries.size(); ++b)
-    for (std::int64_t r = 0; r < p.dcp; ++r)
-      m.gather.push_back({.request = ch.entries[b].request,
-                          .rank = static_cast<int>(r),
-                          .src = ch.entries[b].local_start,
-                          .dst = ch.padded_local_cu[b],
-                          .len = ch.entries[b].kept[static_cast<std::size_t>(r)]});
-  return m;
-}
-
-// The same with every rank attending its whole padded rows: past the span they hold the next
-// chunk's keys, new-token rows or stale slots.
-ChunkMovement local_attention_padded(const Plan& p, const Chunk& ch) {
-  ChunkMovement m = local_attention(p, ch);
-  for (std::size_t i = 0; i < m.gather.size(); ++i)
-    m.gather[i].len = ch.entries[i / static_cast<std::size_t>(p.dcp)].padded_local_len;
-  return m;
-}
-
 TEST(EngineMovements, LocalAttentionWithCrossRankMergeBitIdentical) {
   const Case c =
       parse_case("version=v6-current platform=rocm workspace=96 block=8 dcp=4 interleave=2 ctx=200,37,0,90 q=3,2,2,2");
   CheckOptions o;
-  o.movement = &local_attention;
+  o.movement = &test_movements::local_attention;
   const CheckResult r = run_check(c, o);
   expect_identical(r);
   EXPECT_TRUE(r.vllm.prod().within_bound) << r.one_line();
   EXPECT_EQ(r.vllm.prod().nan, 0) << r.one_line();
-  o.movement = &local_attention_padded;
+  o.movement = &test_movements::local_attention_padded;
   const CheckResult bad = run_check(c, o);
   EXPECT_GT(bad.exact.differing, 0) << bad.one_line();
   EXPECT_TRUE(std::any_of(bad.exact.routing.begin(), bad.exact.routing.end(), [](const RequestRouting& rt) {
@@ -192,6 +170,75 @@ TEST(EngineMovements, KeepRunClipsToBothBuffers) {
   m.local_rows = 4;
   EXPECT_EQ(clip_gather(m, {.dst = 3, .len = 5}).len, 1);
   EXPECT_EQ(clip_gather(m, {.dst = 6, .len = 5}).len, 0);
+}
+
+// The engines' own merges (reference/planner/merge_kernels.h, docs/numerics.md "Engines' own
+// merges"). Bug pinned: on platform=rocm these families took vLLM's Triton merge, and a request
+// without context (in every chunk of their plans, with no rows) merged two empty partials into NaN.
+// Each engine's real behaviour, read from its code: ATOM's copy of the Triton merge maps both empty
+// to (0, -inf) (ROCm/ATOM@22da013e, #1236); SGLang's chunk loop starts from the causal extend
+// attention (forward_mha.py@00cc79fa, merge_state.py@1f739321 -> Triton merge_state@37ab963c), so
+// two empty states never meet; TensorRT-LLM skips a row without keys by merge op 0 and copies the
+// suffix (op 2). No NaN, and the request's output is its causal suffix's (within the bound).
+TEST(EngineMerges, ContextFreeRequestOnRocmGetsTheEnginesOwnMerge) {
+  struct Expect {
+    const char* line;
+    const char* kernel;
+  };
+  for (const Expect& e : {
+           Expect{"version=atom-current platform=rocm workspace=256 block=16 dcp=2 interleave=1 ctx=700,0 q=3,2",
+                  "atom-triton@22da013e"},
+           Expect{"version=sglang-current platform=rocm workspace=630 block=16 dcp=1 ctx=1001,0 q=2,3",
+                  "sglang-triton@37ab963c"},
+           Expect{"version=sglang-current platform=rocm workspace=630 block=16 dcp=4 ctx=1001,0,250 q=2,3,2",
+                  "sglang-triton@37ab963c"},
+           Expect{"version=trtllm-current platform=rocm workspace=256 block=16 ctx=700,0 q=3,2", "trtllm-merge-op"},
+       }) {
+    const Case c = parse_case(e.line);
+    const MergeKernelChoice k = kernel_for(c.version, MergeFlavour::triton);
+    EXPECT_FALSE(k.fallback) << e.line;
+    EXPECT_EQ(k.kernel->id, e.kernel) << e.line;
+    const Plan p = make_plan(c);
+    bool empty_span = false;  // the context-free request is in some chunk with no rows
+    for (const Chunk& ch : p.chunks)
+      for (const ChunkEntry& en : ch.entries) empty_span |= en.request == 1 && en.len == 0;
+    EXPECT_TRUE(empty_span) << e.line;
+    const CheckResult r = check_line(e.line, true);
+    EXPECT_EQ(r.vllm.production, MergeFlavour::triton) << e.line;
+    EXPECT_EQ(r.vllm.flavours[0].nan, 0) << e.line << ": " << r.one_line();
+    EXPECT_TRUE(r.vllm.prod().within_bound) << e.line << ": " << r.one_line();
+    EXPECT_TRUE(r.exact.identical()) << e.line << ": " << r.one_line();
+  }
+}
+
+// TokenSpeed has no merge record: its ROCm MLA backend is a skeleton (NotImplementedError,
+// lightseekorg/tokenspeed@60529e3c backends/tokenspeed_mla_rocm.py) and its CUDA merge was not
+// read, so it falls back to the platform's flavour, vLLM's Triton kernel, and says so.
+TEST(EngineMerges, TokenSpeedFallsBackAndSaysSo) {
+  EXPECT_TRUE(kernel_for(Version::tokenspeed_compact_fixed, MergeFlavour::triton).fallback);
+  EXPECT_EQ(kernel_for(Version::atom_pre2113, MergeFlavour::triton).kernel->both_empty, BothEmpty::zero);
+  EXPECT_EQ(kernel_for(Version::sglang_current, MergeFlavour::cuda).kernel->order, MergeOrder::suffix_first);
+  EXPECT_EQ(kernel_for(Version::trtllm_pre7477, MergeFlavour::cuda).kernel->empty, EmptyPartial::skipped);
+}
+
+// ATOM's both-empty rule on the kernel itself: (0, -inf) where vLLM's Triton kernel gives NaN;
+// elsewhere the same bits as vLLM's except a zero weight times a non-finite output (no guard).
+TEST(EngineMerges, AtomBothEmptyIsZeroAndMinusInf) {
+  const float zero = 0.0f, ninf = -std::numeric_limits<float>::infinity();
+  float out = 1, lse = 1;
+  const MergeTensors m{&out, &lse, 1, 1, &zero, &ninf, 1, 1, &zero, &ninf, 1, 1, 1, 1, 1};
+  merge_attn_states(MergeFlavour::triton, m, {.zero_weight_guard = false, .zero_both_empty = true});
+  EXPECT_EQ(out, 0.0f);
+  EXPECT_EQ(lse, ninf);
+  merge_attn_states(MergeFlavour::triton, m);
+  EXPECT_TRUE(std::isnan(out));
+  const float p = 0.5f, pl = 1.0f, sv = 0.25f, sl = 0.5f;
+  float a = 0, b = 0, la = 0, lb = 0;
+  merge_attn_states(MergeFlavour::triton, {&a, &la, 1, 1, &p, &pl, 1, 1, &sv, &sl, 1, 1, 1, 1, 1},
+                    {.zero_weight_guard = false, .zero_both_empty = true});
+  merge_attn_states(MergeFlavour::triton, {&b, &lb, 1, 1, &p, &pl, 1, 1, &sv, &sl, 1, 1, 1, 1, 1});
+  EXPECT_EQ(bits_of(a), bits_of(b));
+  EXPECT_EQ(bits_of(la), bits_of(lb));
 }
 
 }  // namespace
