@@ -20,14 +20,14 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = family,
      .rule = "vLLM's DCP workspace layout R = S + S/W (the builder's init assert)",
      .dcp_only = true,
-     .families = "floor-divide,packed,pcp"},
+     .families = "floor-divide,packed,pcp,local-shard"},
     {.id = I2_nonempty_chunk_width,
      .tag = "I-2",
      .name = "I2_nonempty_chunk_width",
      .summary = "the chunk width (M or Mmax) is positive",
      .scope = family,
      .rule = "the planner's chunk width (floor-divide: M, packed: Mmax)",
-     .families = "floor-divide,packed,pcp"},
+     .families = "floor-divide,packed,pcp,local-shard"},
     {.id = I3_coverage,
      .tag = "I-3",
      .name = "I3_coverage",
@@ -40,7 +40,8 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .name = "I4_global_row_budget",
      .summary = "per chunk, the sum of span lengths is <= S",
      .scope = universal,
-     .rule = "the workspace row budget"},
+     .rule = "the workspace row budget",
+     .needs_span_correspondence = true},
     {.id = I5_page_aligned_starts,
      .tag = "I-5",
      .name = "I5_page_aligned_starts",
@@ -55,14 +56,16 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = family,
      .rule = "vLLM's DCP gather: chunk boundaries on virtual blocks",
      .dcp_only = true,
-     .families = "floor-divide,packed,pcp,atom"},  // ATOM's windows start at multiples of B*W
+     .families = "floor-divide,packed,pcp,atom,local-shard",
+     .needs_span_correspondence = true},  // ATOM's windows start at multiples of B*W
     {.id = I7_local_row_budget,
      .tag = "I-7",
      .name = "I7_local_row_budget",
      .summary = "under DCP, per chunk, the padded local rows fit S/W",
      .scope = universal,
      .rule = "each rank's row budget",
-     .dcp_only = true},
+     .dcp_only = true,
+     .needs_span_correspondence = true},
     {.id = I8_local_length_bookkeeping,
      .tag = "I-8",
      .name = "I8_local_length_bookkeeping",
@@ -85,7 +88,8 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .scope = family,
      .rule = "cp_gather_cache's start semantics",
      .dcp_only = true,
-     .families = "floor-divide,packed,pcp"},
+     .families = "floor-divide,packed,pcp,local-shard",
+     .needs_span_correspondence = true},
     {.id = I11_config_validity,
      .tag = "I-11",
      .name = "I11_config_validity",
@@ -98,14 +102,14 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .summary = "no two empty partials meet in a Triton merge (NaN)",
      .scope = universal,
      .rule = "an empty span gives (0, -inf) to the merge, never NaN",
-     .families = "floor-divide,packed,pcp"},
+     .families = "floor-divide,packed,pcp,local-shard"},
     {.id = I13_context_prefix,
      .tag = "I-13",
      .name = "I13_context_prefix",
      .summary = "context-free prefill tokens are identified correctly for the final merge",
      .scope = universal,
      .rule = "an empty span gives (0, -inf) to the final merge",
-     .families = "floor-divide,packed,pcp"},
+     .families = "floor-divide,packed,pcp,local-shard"},
     // ---- The other engines' own rules (other-engines.md; engine_checks.cpp), one family each ----
     {.id = A3_atom_window_coverage,
      .tag = "A-3",
@@ -271,6 +275,58 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .rule = "v6's DCP KV all-gather over rank-local PCP rows (#53573)",
      .dcp_only = true,
      .families = "pcp"},
+    {.id = C1_local_replicated_queries,
+     .tag = "C-1",
+     .name = "C1_local_replicated_queries",
+     .summary = "on the local-shard path every DCP rank passes the same prefill query rows, in the same order",
+     .scope = family,
+     .rule = "mla_pcp.py's combine (cp_lse_ag_out_ar) merges the ranks' partials element-wise per (token, head)",
+     .dcp_only = true,
+     .families = "local-shard"},
+    {.id = C2_local_collective_symmetry,
+     .tag = "C-2",
+     .name = "C2_local_collective_symmetry",
+     .summary = "every DCP rank enters the context path alike and issues the same collectives (one combine of T_q "
+                "tokens; gather_reorg: the same all-gathers per chunk)",
+     .scope = family,
+     .rule = "mla_attention.py forward_mha: has_context from the rank's own metadata decides whether it joins",
+     .dcp_only = true,
+     .families = "local-shard"},
+    {.id = C3_local_coverage,
+     .tag = "C-3",
+     .name = "C3_local_coverage",
+     .summary = "per prefill and rank the chunks' local rows sum to its share L, and the shares sum to ctx",
+     .scope = family,
+     .rule = "build_pcp_chunked_context_metadata over the old planner's starts c*PL",
+     .dcp_only = true,
+     .families = "local-shard",
+     .reads_context = true},
+    {.id = C4_local_workspace_rows,
+     .tag = "C-4",
+     .name = "C4_local_workspace_rows",
+     .summary = "per chunk the padded local rows seq_tot a rank gathers fit its workspace (R rows)",
+     .scope = family,
+     .rule = "mla_pcp.py: cp_gather_cache into workspace[:seq_tot], no all-gather and no S/W slice",
+     .dcp_only = true,
+     .families = "local-shard"},
+    {.id = C5_local_empty_rows,
+     .tag = "C-5",
+     .name = "C5_local_empty_rows",
+     .summary = "on every rank no two empty chunk partials of a prefill meet in a NaN merge",
+     .scope = family,
+     .rule = "mla_pcp.py merges each rank's chunk partials (merge_attn_states) before the combine: a rank with "
+             "no rows of a request gives it (0, -inf) per chunk",
+     .dcp_only = true,
+     .families = "local-shard"},
+    {.id = C6_local_lengths_from_context,
+     .tag = "C-6",
+     .name = "C6_local_lengths_from_context",
+     .summary = "L = get_dcp_local_seq_lens(ctx) (never ctx + q) and l = clamp(min(L, s + PL) - s, 0)",
+     .scope = family,
+     .rule = "build_pcp_chunked_context_metadata's local lengths",
+     .dcp_only = true,
+     .families = "local-shard",
+     .reads_context = true},
 }};
 
 }  // namespace
@@ -350,6 +406,11 @@ InvariantResult check(InvariantId id, const Batch& batch, const Plan& p, Level l
       return "reads the spans as context; the " + std::string(p.version_info().family->name) +
              " family's spans are not (its own checks cover them)";
     });
+  if (info(id).needs_span_correspondence && p.local_attention)
+    return Sink(id).not_applicable(
+        "C-4 (vllm-pcp-and-sparse.md §3.4): on the local-shard path each rank attends its own rows and the partials "
+        "merge by LSE, so no global span, virtual-block start or S/W slice is used: the rows a rank gathers are "
+        "C-4's, coverage C-3's");
   switch (id) {
     case I1_workspace_div_dcp: return check_I1(b, p);
     case I2_nonempty_chunk_width: return check_I2(b, p);
@@ -386,6 +447,12 @@ InvariantResult check(InvariantId id, const Batch& batch, const Plan& p, Level l
     case P4_pcp_decodes_replicated: return check_P4(b, p);
     case P9_pcp_decodes_first: return check_P9(b, p);
     case P13_pcp_collective_symmetry: return check_P13(b, p);
+    case C1_local_replicated_queries: return check_C1(b, p);
+    case C2_local_collective_symmetry: return check_C2(b, p);
+    case C3_local_coverage: return check_C3(b, p);
+    case C4_local_workspace_rows: return check_C4(b, p);
+    case C5_local_empty_rows: return check_C5(b, p);
+    case C6_local_lengths_from_context: return check_C6(b, p);
   }
   return {};
 }

@@ -56,8 +56,15 @@ enum class InvariantId {
   P4_pcp_decodes_replicated,
   P9_pcp_decodes_first,
   P13_pcp_collective_symmetry,
+  // vllm-pcp-and-sparse.md §3.4: the dense PCP x DCP local-shard path's own rules (mla_pcp.py).
+  C1_local_replicated_queries,
+  C2_local_collective_symmetry,
+  C3_local_coverage,
+  C4_local_workspace_rows,
+  C5_local_empty_rows,
+  C6_local_lengths_from_context,
 };
-inline constexpr int kNumInvariants = 35;
+inline constexpr int kNumInvariants = 41;
 // The I- rows (the vLLM spec's §6 numbering): parse_invariant's bare numbers name these.
 inline constexpr int kNumNumberedInvariants = 13;
 
@@ -84,6 +91,10 @@ struct InvariantInfo {
   // The check compares the chunk spans with the batch's context lengths: n/a on a plan whose
   // family's spans are not context (FamilyInfo::spans_are_context = false).
   bool reads_context = false;
+  // The check relates global spans to local rows or budgets the all-gather layout (a global row
+  // budget, virtual-block starts, the S/W slice, local gather starts): n/a on a plan whose ranks
+  // attend their own rows (Plan::local_attention; C-4 of vllm-pcp-and-sparse.md §3.4).
+  bool needs_span_correspondence = false;
 };
 bool applies_to(const InvariantInfo& row, std::string_view family);
 std::span<const InvariantInfo> all_invariants();

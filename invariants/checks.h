@@ -46,6 +46,13 @@ InvariantResult check_P2(const Batch&, const Plan&);
 InvariantResult check_P4(const Batch&, const Plan&);
 InvariantResult check_P9(const Batch&, const Plan&);
 InvariantResult check_P13(const Batch&, const Plan&);
+// vLLM's dense PCP x DCP local-shard path (local_shard_checks.cpp).
+InvariantResult check_C1(const Batch&, const Plan&);
+InvariantResult check_C2(const Batch&, const Plan&);
+InvariantResult check_C3(const Batch&, const Plan&);
+InvariantResult check_C4(const Batch&, const Plan&);
+InvariantResult check_C5(const Batch&, const Plan&);
+InvariantResult check_C6(const Batch&, const Plan&);
 
 // The strategy of a token-walking check (I-9, I-11) on one plan: walk tokens, or decide at
 // interval level. Level::automatic walks tokens up to 2^22 simulated rows and context tokens.

@@ -24,9 +24,10 @@ std::vector<std::string_view> tags_where(bool (*pick)(const InvariantInfo&)) {
 }
 
 TEST(CatalogueRows, DcpOnlyRowsAreExactlyTheOnesNotApplicableWithoutDcp) {
-  EXPECT_EQ(tags_where([](const InvariantInfo& r) { return r.dcp_only; }),
-            (std::vector<std::string_view>{"I-1", "I-6", "I-7", "I-8", "I-10", "A-3", "A-4", "A-7", "G-7", "G-10",
-                                           "T-1", "T-3", "D-5", "D-7", "P-13"}));
+  EXPECT_EQ(
+      tags_where([](const InvariantInfo& r) { return r.dcp_only; }),
+      (std::vector<std::string_view>{"I-1", "I-6", "I-7", "I-8",  "I-10", "A-3", "A-4", "A-7", "G-7", "G-10", "T-1",
+                                     "T-3", "D-5", "D-7", "P-13", "C-1",  "C-2", "C-3", "C-4", "C-5", "C-6"}));
   const Evaluation flat =
       evaluate(parse_case("version=v2-interleave platform=rocm workspace=1000 block=16 ctx=900,900 q=4,4"));
   const Evaluation dcp =

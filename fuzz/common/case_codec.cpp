@@ -119,6 +119,26 @@ constexpr std::array<std::int64_t, 4> kLogitsMb{512, 256, 1, 64};
 constexpr std::array<std::int64_t, 5> kPcp{2, 4, 8, 1, 3};
 constexpr std::array<std::int64_t, 4> kTp{1, 2, 4, 8};
 
+// The PCP manager versions, in row order (pcp_rows' values past "replicated").
+const std::vector<Version>& pcp_managers() {
+  static const std::vector<Version> managers = [] {
+    std::vector<Version> out;
+    for (const VersionInfo& v : all_versions())
+      if (v.family == &pcp_family) out.push_back(v.version);
+    return out;
+  }();
+  return managers;
+}
+// What the pcp_rank field writes: the rank (pcp family), or for the local-shard family
+// pcp_rows' index (0: replicated) + (1 + managers) * the selected rank.
+std::int64_t pcp_rank_byte(const Case& c) {
+  if (info(c.version).family != &local_shard_family) return c.pcp_rank.value_or(0);
+  const auto& ms = pcp_managers();
+  const auto m = static_cast<std::int64_t>(ms.size()) + 1;
+  const std::int64_t idx = c.pcp_rows ? 1 + (std::find(ms.begin(), ms.end(), *c.pcp_rows) - ms.begin()) : 0;
+  return idx + m * c.pcp_rank.value_or(0);
+}
+
 template <class IO>
 void schema(IO& io, Case& c, const Selection& sel) {
   using L = DecodeLimits;
@@ -154,13 +174,15 @@ void schema(IO& io, Case& c, const Selection& sel) {
   key(io, "pcp");
   const std::int64_t pcp = pick(io, c.pcp.value_or(2), kPcp, 1, 16);
   key(io, "pcp_rank");
-  const std::int64_t pcp_rank = io.range(c.pcp_rank.value_or(0), 0, 15);
+  const std::int64_t pcp_rank = io.range(pcp_rank_byte(c), 0, 15);
   key(io, "tp");
   std::int64_t tp = pick(io, c.tp.value_or(1), kTp, 1, 16);
   c.pcp.reset();
   c.pcp_rank.reset();
   c.tp.reset();
   c.prefilling.clear();
+  c.pcp_rows.reset();
+  c.mla_pcp_path.reset();
   if (info_v.family == &pcp_family) {
     c.pcp = pcp;
     if (pcp_rank % pcp != 0) c.pcp_rank = pcp_rank % pcp;
@@ -169,6 +191,24 @@ void schema(IO& io, Case& c, const Selection& sel) {
       c.dcp = a_rule || c.dcp % 2 == 0 ? pcp : tp * pcp;
     if (pcp == 1 && tp % c.dcp != 0) tp = c.dcp;
     if (tp != 1) c.tp = tp;
+  }
+  // The local-shard family's keys from the same bytes (no new field: the schema's layout stays):
+  // P >= 2, dcp moved into {P, TP*P} (the dispatch's two paths), and the pcp_rank byte's value
+  // (0..15) read as pcp_rows (replicated or each PCP manager version: v % (1 + managers)) and the
+  // selected rank (v / (1 + managers) mod P).
+  if (info_v.family == &local_shard_family) {
+    const std::int64_t P = std::max<std::int64_t>(2, pcp);
+    c.pcp = P;
+    if (c.dcp != P && c.dcp != tp * P) c.dcp = c.dcp % 2 == 0 || tp == 1 ? P : tp * P;
+    if (tp != 1) c.tp = tp;
+    const auto& managers = pcp_managers();
+    const auto m = static_cast<std::int64_t>(managers.size()) + 1;
+    if (pcp_rank % m != 0) {
+      c.pcp_rows = managers[static_cast<std::size_t>(pcp_rank % m - 1)];
+      const bool a_rule = info(*c.pcp_rows).pcp.dcp_rule == PcpDcpRule::one_or_pcp;
+      if (a_rule) c.dcp = P;  // PCP-A's manager accepts dcp = P only
+      if ((pcp_rank / m) % P != 0) c.pcp_rank = (pcp_rank / m) % P;
+    }
   }
 
   // The sparse indexer's keys (its other versions take the defaults): rho from DeepSeek V4's
@@ -284,7 +324,7 @@ void decode_case_into(FuzzedDataProvider& fdp, const Selection& sel, Case& c) {
   if (!sel.pins.empty()) apply_pins(sel.pins, c);
   // vLLM's batch order (a no-op, skipped, when every decode already precedes every prefill, as in
   // the cases encode_case wrote). A PCP manager takes the global batch in its input order (PB-2).
-  if (info(c.version).family->partitions_global_batch) return;
+  if (!decodes_must_lead(c)) return;
   bool prefill_seen = false;
   for (auto x : c.q) {
     if (x > 1) {

@@ -110,10 +110,16 @@ const std::vector<CaseKey>& case_keys() {
       {"interleave", "DCP interleave I, must divide block (default 1)"},
       {"compress_ratio", "sparse indexer only: the indexer's compress ratio rho (DeepSeek V4: 4; default 1)"},
       {"max_logits_mb", "sparse indexer only: VLLM_SPARSE_INDEXER_MAX_LOGITS_MB, the logits budget (default 512)"},
-      {"pcp", "PCP family only: prefill context parallel size P (prefill_context_parallel_size), required there"},
+      {"pcp", "PCP and local-shard families only: prefill context parallel size P, required there"},
       {"pcp_rank", "PCP family only: the rank whose v6 plan is shown and checked (default 0; P- checks see all)"},
-      {"tp", "PCP family only: tensor parallel size, for the rule dcp in {1, pcp, tp*pcp} (default 1)"},
+      {"tp", "PCP and local-shard families: tensor parallel size, for the rule dcp in {1, pcp, tp*pcp} (default 1)"},
       {"prefilling", "PCP family only: is_prefilling per request, 0/1 (default: decode iff q <= 1 and ctx > 0)"},
+      {"pcp_rows",
+       "local-shard family only: replicated (every DCP rank sees the batch, default) or a PCP manager "
+       "version (pcp-a, pcp-b, pcp-c) whose rank-local rows each rank's builder sees"},
+      {"mla_pcp_path",
+       "local-shard family only: local_shard (needs dcp = pcp) | gather_reorg (needs dcp = tp*pcp, "
+       "tp > 1); default: what the dispatch dcp_tp_size = dcp / pcp picks"},
       {"ctx", "comma-separated context lengths, one per request (V*N: N requests of V), required"},
       {"q", "comma-separated new-token counts, one per request (V*N repeats), required"},
       {"asserts", "on | off: off models python -O (asserts stripped; default on)"},
@@ -131,7 +137,14 @@ const std::vector<CaseKey>& case_keys() {
 namespace {
 // The PCP family's keys (vllm-pcp-and-sparse.md §1.6, §7): P, the rank, TP, is_prefilling, and
 // ParallelConfig's DCP rule (Q6: P > 1 => dcp in {1, P, TP*P}; PCP-A's manager: dcp in {1, P}).
+void validate_local_shard(const Case& c, const VersionInfo& vi);
+
 void validate_pcp(const Case& c, const VersionInfo& vi) {
+  if (vi.family == &local_shard_family) return validate_local_shard(c, vi);
+  for (auto [key, given] :
+       {std::pair{"pcp_rows", c.pcp_rows.has_value()}, std::pair{"mla_pcp_path", c.mla_pcp_path.has_value()}})
+    if (given)
+      throw CaseError(key, "a key of the local-shard family (pcp-local-shard), not of " + std::string(vi.name));
   if (vi.family != &pcp_family) {
     for (auto [key, given] : {std::pair{"pcp", c.pcp.has_value()}, std::pair{"pcp_rank", c.pcp_rank.has_value()},
                               std::pair{"tp", c.tp.has_value()}, std::pair{"prefilling", !c.prefilling.empty()}})
@@ -169,6 +182,40 @@ void validate_pcp(const Case& c, const VersionInfo& vi) {
                         "request " + std::to_string(i) +
                             " has ctx=0, so nothing of it is computed: it is prefilling (1), not a decode");
     }
+  }
+}
+
+// The local-shard family's keys (vllm-pcp-and-sparse.md §3.1, §7): P >= 2, TP, and the dispatch's
+// domain: mla_pcp.py runs under DCP only, with dcp in {P, TP*P} (ParallelConfig, Q6); dcp / pcp
+// picks the path (dcp_tp_size). pcp_rows names a PCP manager whose own rules then apply too.
+void validate_local_shard(const Case& c, const VersionInfo& vi) {
+  if (!c.pcp) throw CaseError("pcp", "missing: " + std::string(vi.name) + " needs the PCP world size P");
+  check_range("pcp", *c.pcp, 2, CaseLimits::max_pcp);
+  const std::int64_t tp = c.tp.value_or(1), P = *c.pcp;
+  if (c.tp) check_range("tp", tp, 1, CaseLimits::max_tp);
+  if (c.dcp != P && c.dcp != tp * P)
+    throw CaseError("dcp", "dcp=" + std::to_string(c.dcp) + " with pcp=" + std::to_string(P) +
+                               " tp=" + std::to_string(tp) + ": " + std::string(vi.name) +
+                               " runs under DCP with dcp in {pcp, tp*pcp} (ParallelConfig: DCP must be equal to PCP "
+                               "or TP x PCP; mla_pcp.py is the DCP context path)");
+  const LocalShardPath path = steps::local_shard_path(c.dcp, P);
+  if (c.mla_pcp_path && *c.mla_pcp_path != path)
+    throw CaseError("mla_pcp_path",
+                    std::string(name(*c.mla_pcp_path)) + " needs " +
+                        (*c.mla_pcp_path == LocalShardPath::local_shard ? "dcp = pcp" : "dcp = tp*pcp with tp > 1") +
+                        " (the dispatch takes dcp_tp_size = dcp / pcp = " + std::to_string(c.dcp / P) + ": " +
+                        std::string(name(path)) + ")");
+  if (c.pcp_rank && !c.pcp_rows)
+    throw CaseError("pcp_rank", "selects a rank's rows: give pcp_rows (replicated rows are every rank's)");
+  if (c.pcp_rank) check_range("pcp_rank", *c.pcp_rank, 0, P - 1);
+  if (!c.prefilling.empty() && !c.pcp_rows)
+    throw CaseError("prefilling", "is_prefilling feeds a PCP manager's rows: give pcp_rows");
+  if (c.pcp_rows) {  // the manager's own rules (its dcp rule, prefilling) on the same keys
+    Case pc = c;
+    pc.version = *c.pcp_rows;
+    pc.pcp_rows.reset();
+    pc.mla_pcp_path.reset();
+    validate_pcp(pc, info(pc.version));
   }
 }
 
@@ -239,12 +286,17 @@ void validate_case(const Case& c) {
   for (auto v : c.q) check_range("q", v, 1, CaseLimits::max_q);
   validate_pcp(c, vi);
   // A PCP manager partitions the global batch in its input order (PCP-B keeps it: PB-2).
-  if (!vi.family->partitions_global_batch) check_decodes_lead(c);
+  if (decodes_must_lead(c)) check_decodes_lead(c);
   check_range("heads", c.dims.heads, 1, CaseLimits::max_heads);
   check_range("kv_lora_rank", c.dims.kv_lora_rank, 1, CaseLimits::max_dim);
   check_range("rope_dim", c.dims.rope_dim, 0, CaseLimits::max_dim);
   check_range("nope_dim", c.dims.nope_dim, 1, CaseLimits::max_dim);
   check_range("v_dim", c.dims.v_dim, 1, CaseLimits::max_dim);
+}
+
+bool decodes_must_lead(const Case& c) {
+  const VersionInfo& vi = info(c.version);
+  return !vi.family->partitions_global_batch || (vi.family == &local_shard_family && !c.pcp_rows);
 }
 
 void order_decodes_first(Case& c) {
@@ -321,6 +373,26 @@ Case parse_case(std::string_view line) {
   if (auto s = take("pcp_rank")) c.pcp_rank = parse_int("pcp_rank", *s);
   if (auto s = take("tp")) c.tp = parse_int("tp", *s);
   if (auto s = take("prefilling")) c.prefilling = parse_list("prefilling", *s);
+  if (auto s = take("pcp_rows")) {
+    std::vector<std::string> names{"replicated"};
+    for (const VersionInfo& row : all_versions())
+      if (row.family == &pcp_family) names.emplace_back(row.name);
+    const auto pv = parse_version(lowered(*s));
+    if (pv && info(*pv).family == &pcp_family)
+      c.pcp_rows = *pv;
+    else if (lowered(*s) != "replicated")
+      throw CaseError("pcp_rows",
+                      "expected replicated or a PCP manager version, got '" + *s + "'" + did_you_mean(*s, names));
+  }
+  if (auto s = take("mla_pcp_path")) {
+    std::vector<std::string> names;
+    for (LocalShardPath p : kLocalShardPaths) names.emplace_back(name(p));
+    for (LocalShardPath p : kLocalShardPaths)
+      if (lowered(*s) == name(p)) c.mla_pcp_path = p;
+    if (!c.mla_pcp_path)
+      throw CaseError("mla_pcp_path",
+                      "expected local_shard or gather_reorg, got '" + *s + "'" + did_you_mean(*s, names));
+  }
   if (auto s = take("ctx")) c.ctx = parse_list("ctx", *s);
   if (auto s = take("q")) c.q = parse_list("q", *s);
   if (auto s = take("asserts")) {
@@ -368,6 +440,8 @@ std::string print_case(const Case& c) {
   if (c.pcp_rank) s += " pcp_rank=" + std::to_string(*c.pcp_rank);
   if (c.tp) s += " tp=" + std::to_string(*c.tp);
   if (!c.prefilling.empty()) s += " prefilling=" + join(c.prefilling);
+  if (c.pcp_rows) s += " pcp_rows=" + std::string(name(*c.pcp_rows));
+  if (c.mla_pcp_path) s += " mla_pcp_path=" + std::string(name(*c.mla_pcp_path));
   s += " ctx=" + join(c.ctx) + " q=" + join(c.q);
   if (!c.asserts) s += " asserts=off";
   const MlaDims preset = *dims_preset(c.dims.preset);

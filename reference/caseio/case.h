@@ -74,6 +74,12 @@ struct Case {
   std::optional<std::int64_t> pcp_rank;
   std::optional<std::int64_t> tp;
   std::vector<std::int64_t> prefilling;
+  // The local-shard family only (vllm-pcp-and-sparse.md §3, §7; pcp and tp above are its keys too):
+  // whose rows each DCP rank's builder sees (unset: "replicated", the case's batch on every rank;
+  // a pcp-family version: that PCPManager's rank-local rows) and the dispatch path as the user
+  // expects it (unset: derived from dcp / pcp; given: must agree, else exit 2).
+  std::optional<Version> pcp_rows;
+  std::optional<LocalShardPath> mla_pcp_path;
   std::vector<std::int64_t> ctx;
   std::vector<std::int64_t> q;
   bool asserts = true;  // false models `python -O`: asserts stripped, corruption is silent
@@ -108,6 +114,9 @@ Case parse_case(std::string_view line);
 std::string print_case(const Case& c);
 // Validates a Case built in code (generators, fuzzers); throws CaseError like parse_case.
 void validate_case(const Case& c);
+// Whether vLLM's batch order (decodes first) applies: every family but a PCP manager's input batch
+// (the pcp family, and the local-shard family's rank-local pcp_rows).
+bool decodes_must_lead(const Case& c);
 
 // vLLM's batch reorder (reorder_batch in vllm/v1/attention/backends/mla/common.py @37fa5c09,
 // later reorder_batch_to_split_decodes_and_prefills): requests with q <= 1 are decodes and must

@@ -279,6 +279,7 @@ class CheckRun {
     ref_.resize(plan_.prefills.size());
     chk_.resize(plan_.prefills.size());
     work_of_.assign(c_.ctx.size(), -1);
+    ranks_.assign(plan_.prefills.size(), {});
     for (std::size_t k = 0; k < plan_.prefills.size(); ++k) {
       const int r = plan_.prefills[k];
       for (auto* w : {&ref_[k], &chk_[k]}) {
@@ -350,6 +351,7 @@ class CheckRun {
         res_.attended_rows += n;
       }
     if (!pass.accumulate) return;
+    if (plan_.local_attention) return local_ranks_entry(pass, w, ws, spans);
     accumulate_entry(w, ws, spans);
     if (!pass.merge || !opts_.vllm) return;
     if (opts_.keep_outputs)
@@ -410,6 +412,45 @@ class CheckRun {
     po_.swap(mo_);
     pl_.swap(ml_);
   }
+  // mla_pcp.py's order (Plan::local_attention): every rank folds its own chunk partials, a rank
+  // without rows of the request contributing (0, -inf), and the ranks combine once before the
+  // final merge (combine_ranks), so an empty+empty merge on one rank (CB-1) shows as its NaN.
+  void local_ranks_entry(const Pass& pass, Work& w, const Row* ws, const std::vector<AttendSpan>& spans) {
+    auto& rs = ranks_[static_cast<std::size_t>(work_of_[static_cast<std::size_t>(w.request)])];
+    rs.resize(static_cast<std::size_t>(plan_.dcp));
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    for (std::int64_t d = 0; d < plan_.dcp; ++d) {
+      po_.assign(th * s_.Vd, 0.0f);
+      pl_.assign(th, neg_inf());
+      std::vector<AttendSpan> mine;
+      std::int64_t n = 0;
+      for (const AttendSpan& sp : spans)
+        if (sp.rank == d) mine.push_back(sp), n += sp.hi - sp.lo;
+      rank_partial(w, ws, mine, n, true);
+      if (!pass.merge || !opts_.vllm) continue;
+      Work& r = rs[static_cast<std::size_t>(d)];
+      r.qn = w.qn;
+      fold_partial(r, n);
+    }
+  }
+  void combine_ranks(Work& w) {
+    auto& rs = ranks_[static_cast<std::size_t>(work_of_[static_cast<std::size_t>(w.request)])];
+    if (rs.empty()) return;  // in no chunk: merge_with_suffix's (0, -inf)
+    const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
+    for (int f = 0; f < 2; ++f) {
+      w.part_out[f] = rs[0].part_out[f];
+      w.part_lse[f] = rs[0].part_lse[f];
+      for (std::size_t d = 1; d < rs.size(); ++d) {
+        mo_.assign(th * s_.Vd, 0.0f);
+        ml_.assign(th, 0.0f);
+        merge_contiguous(f, mo_.data(), ml_.data(), w.part_out[f].data(), w.part_lse[f].data(),
+                         rs[d].part_out[f].data(), rs[d].part_lse[f].data(), w.qn, s_.N, s_.Vd);
+        w.part_out[f].swap(mo_);
+        w.part_lse[f].swap(ml_);
+      }
+    }
+    w.have_part = true;
+  }
   // The entry's partial into the work's running context partial, as the engine's loop does
   // (merge_rules.h): skipped when it has no rows (TensorRT-LLM's op 0), kept for the end
   // (SGLang: merged into the suffix), else copied first and merged after.
@@ -463,6 +504,7 @@ class CheckRun {
     }
   }
   void merge_with_suffix(Work& w) {
+    if (plan_.local_attention) combine_ranks(w);
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
     const std::size_t base = static_cast<std::size_t>(w.token0) * per_token_;
     for (int f = 0; f < 2; ++f) {
@@ -644,6 +686,7 @@ class CheckRun {
   const Engine ref_eng_;
   std::vector<Work> ref_, chk_;
   std::vector<int> work_of_;
+  std::vector<std::vector<Work>> ranks_;  // [work][rank]: each rank's running partial (Plan::local_attention)
   std::int64_t T_ = 0;
   std::size_t per_token_ = 0;
   std::vector<std::vector<RowSource>> sims_;

@@ -95,6 +95,10 @@ Case draw_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index, N
       if (c.block % d == 0) divs.push_back(d);
     c.interleave = divs[next(divs.size())];
   }
+  if (vi.family == &local_shard_family) {  // its dispatch needs DCP, with dcp = pcp (the local path)
+    c.dcp = std::max<std::int64_t>(2, c.dcp);
+    c.pcp = c.dcp;
+  }
   const std::int64_t V = c.interleave * c.dcp;
   const int n = static_cast<int>(1 + next(5));
   std::int64_t total = 0;

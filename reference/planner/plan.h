@@ -85,6 +85,10 @@ struct Plan {
   std::int64_t compress_ratio = 1;  // sparse indexer: rho, n = floor(seq / rho) K rows per request
   std::int64_t profile_rows = 0;    // sparse builder (v6-sparse): the profile run's kv_b_proj reservation
   GatherKind gather = GatherKind::token_major;
+  // Every chunk's movement is Exchange::local_attend (the local-shard family's DCP = P path): each
+  // rank attends its own rows, so the global<->local span rules (I-4, I-6, I-7, I-10) are not its
+  // rules (C-4, vllm-pcp-and-sparse.md §3.4).
+  bool local_attention = false;
   bool built = false;                                // false: the planner could not produce chunks (M == 0, ...)
   std::vector<std::vector<std::int64_t>> local_ctx;  // [request][rank], DCP only
   std::vector<Chunk> chunks;

@@ -199,6 +199,22 @@ void record_forward_asserts(Plan& plan) {
   }
 }
 
+void split_prefills(const Case& c, Plan& plan, int num_decodes) {
+  plan.num_decodes = num_decodes;
+  for (auto i = static_cast<std::size_t>(num_decodes); i < c.q.size(); ++i) {
+    plan.prefills.push_back(static_cast<int>(i));
+    if (c.ctx[i] > 0) ++plan.num_with_context;
+  }
+  if (plan.is_dcp()) {
+    plan.local_ctx.resize(c.ctx.size());  // every row empty; a prefill's comes from the pool
+    for (int r : plan.prefills) {
+      plan.local_ctx[r] = take_rows();
+      for (std::int64_t rank = 0; rank < c.dcp; ++rank)
+        plan.local_ctx[r].push_back(dcp_local_len(Int(c.ctx[r]), Int(c.dcp), Int(rank), Int(c.interleave)).get());
+    }
+  }
+}
+
 }  // namespace detail
 
 namespace {
@@ -247,22 +263,10 @@ void split_batch(const Case& c, Plan& plan) {
   std::size_t i = 0;
   const bool every = plan.version_info().family->plans_every_request;
   while (!every && i < c.q.size() && c.q[i] <= 1) ++i;
-  plan.num_decodes = static_cast<int>(i);
   if (i > 0)
     detail::add_note(
         plan, [&] { return std::to_string(i) + " leading request(s) with q <= 1 counted as decode(s), not planned"; });
-  for (; i < c.q.size(); ++i) {
-    plan.prefills.push_back(static_cast<int>(i));
-    if (c.ctx[i] > 0) ++plan.num_with_context;
-  }
-  if (plan.is_dcp()) {
-    plan.local_ctx.resize(c.ctx.size());  // every row empty; a prefill's comes from the pool
-    for (int r : plan.prefills) {
-      plan.local_ctx[r] = detail::take_rows();
-      for (std::int64_t rank = 0; rank < c.dcp; ++rank)
-        plan.local_ctx[r].push_back(dcp_local_len(Int(c.ctx[r]), Int(c.dcp), Int(rank), Int(c.interleave)).get());
-    }
-  }
+  detail::split_prefills(c, plan, static_cast<int>(i));
 }
 
 }  // namespace

@@ -25,6 +25,10 @@ inline Int sum_of_contexts(const Case& c, const Plan& plan) {
   return total;
 }
 
+// Step 2's split after `num_decodes` decodes: plan.num_decodes, prefills, num_with_context and,
+// under DCP, every prefill's local context lengths per rank (get_dcp_local_seq_lens).
+void split_prefills(const Case& c, Plan& plan, int num_decodes);
+
 // vLLM's builder __init__ (both vLLM families): R = S + S/W rows under DCP and the init assert
 // S % W == 0.
 void vllm_init(const Case& c, Plan& plan);

@@ -20,6 +20,7 @@
 #include "reference/planner/families/floor_divide/family.h"
 #include "reference/planner/families/gathered/family.h"
 #include "reference/planner/families/indexer/family.h"
+#include "reference/planner/families/local_shard/family.h"
 #include "reference/planner/families/packed/family.h"
 #include "reference/planner/families/pcp/family.h"
 #include "reference/planner/families/sglang/family.h"
@@ -59,6 +60,7 @@ enum class Version {
   pcp_a,
   pcp_b,
   pcp_c,
+  pcp_local_shard,
 };
 
 struct VersionInfo {
@@ -378,6 +380,25 @@ inline constexpr std::array kVersions{
                 .supports_dcp = true,
                 .supports_interleave = true,
                 .pcp = {.split = PcpSplit::ceil, .order = PcpOrder::decodes_first, .replicate_short_under_dcp = true}},
+    // One row: mla_pcp.py at b4a0027c and at 0268d827 compute the same local lengths, unpad, empty
+    // chunk output (0, -inf), chunk merge and combine; they differ only in where the metadata lives
+    // (a pcp_chunk_metadata dataclass vs local_* fields) and in the dispatch, which only b4a0027c's
+    // file holds. The chunk metadata is b4a0027c's build_mla_chunked_context_metadata: v3-pr46114's
+    // rules (dense: M rounded down to B, assert M % W == 0, prefill_tokens_with_context).
+    VersionInfo{.version = Version::pcp_local_shard,
+                .name = "pcp-local-shard",
+                .summary = "PCP x DCP dense context (mla_pcp.py): floor-divide metadata (as v3-pr46114); dcp = pcp: "
+                           "each rank attends its own rows l = clamp(min(L, s + PL) - s, 0), one LSE combine over "
+                           "the DCP group; dcp = tp*pcp: all-gather + reorg",
+                .source = "vllm-project/vllm b4a0027c mla_pcp.py + mla_attention.py "
+                          "(build_mla_chunked_context_metadata, _compute_dcp_prefill_context); 0268d827 mla_pcp.py",
+                .family = &local_shard_family,
+                .sizing = SizingRule::legacy,
+                .supports_dcp = true,
+                .supports_interleave = true,
+                .floor_divide = {.rounding = RoundingRule::block_per_builder,
+                                 .per_step_assert = true,
+                                 .passes_prefill_tokens_with_context = true}},
 };
 // That every row names its family is checked by VersionTable.RowsAreConsistent: GCC does not
 // take a comparison of an extern object's address with nullptr as a constant under ASan.
