@@ -339,7 +339,7 @@ bool applies_to(const InvariantInfo& row, std::string_view family) {
 InvariantResult check(InvariantId id, const Batch& batch, const Plan& p, Level level) {
   using namespace detail;
   // Under PCP the plan's requests are the selected rank's rows (plan.h: batch_of).
-  const Batch b = p.pcp ? Batch(p.pcp->batch_ctx, p.pcp->batch_q) : batch;
+  const Batch b = p.pcp ? pcp_batch(*p.pcp) : batch;
   // The row says whether the invariant needs DCP: the checks themselves assume W > 1.
   if (info(id).dcp_only && !p.is_dcp()) return Sink(id).not_applicable("no DCP (dcp=1)");
   if (!applies_to(info(id), p.version_info().family->name))
