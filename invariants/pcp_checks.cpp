@@ -1,6 +1,7 @@
 // The checks of vLLM's PCP virtual rows (vllm-pcp-and-sparse.md §1.8): P-1 coverage of each
 // prefill's new tokens over all ranks, P-2 the row shape, P-4 decodes on every rank, P-9 decodes
-// before prefills on every rank, P-13 every DCP rank issuing the same collectives. They read every
+// before prefills on every rank, P-13 every DCP rank issuing the same collectives; and over the
+// manager's gathered layout P-5 single write, P-6 restore, P-7 padding, P-8 limits. They read every
 // rank's rows and collectives from plan.pcp; the universal checks (I-3, I-4, I-7, I-9, I-12, I-13)
 // see the selected rank's v6 plan over its rows through check()'s batch, with no PCP code.
 #include <algorithm>

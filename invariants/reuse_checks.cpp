@@ -148,15 +148,18 @@ InvariantResult check_CR4(const Batch&, const Plan& p) {
   const PcpLayout& L = *p.pcp;
   if (!any_reuse(L)) return s.not_applicable("no rank ran ctx_reuse's plan");
   const PcpGathered& g = L.gathered;
+  thread_local std::vector<std::pair<std::int64_t, std::int64_t>> wrote;  // (request, position), sorted
+  wrote.clear();
+  for (std::size_t i = 0; i < g.write_mask.size(); ++i)
+    if (g.write_mask[i]) wrote.emplace_back(g.request[i], g.position[i]);
+  std::sort(wrote.begin(), wrote.end());
   const auto written = [&](int req, std::int64_t pos) {
-    for (std::size_t i = 0; i < g.write_mask.size(); ++i)
-      if (g.write_mask[i] && g.request[i] == req && g.position[i] == pos) return true;
-    return false;
+    return std::binary_search(wrote.begin(), wrote.end(), std::pair<std::int64_t, std::int64_t>(req, pos));
   };
-  const auto computed = [&](int req) {  // N_j: the first new token's position
-    for (std::size_t t = 0; t < g.global_request.size(); ++t)
-      if (g.global_request[t] == req) return g.global_position[t];
-    return std::int64_t{0};
+  const auto computed = [&](int req) {  // N_j: the first new token's position (tokens in request order)
+    const auto it = std::lower_bound(g.global_request.begin(), g.global_request.end(), std::int64_t{req});
+    return it == g.global_request.end() ? std::int64_t{0}
+                                        : g.global_position[static_cast<std::size_t>(it - g.global_request.begin())];
   };
   for (std::size_t r = 0; r < L.ranks.size(); ++r)
     for (const auto& m : L.ranks[r].merges) {
