@@ -327,6 +327,69 @@ constexpr std::array<InvariantInfo, kNumInvariants> kCatalogue{{
      .dcp_only = true,
      .families = "local-shard",
      .reads_context = true},
+    {.id = P5_pcp_single_write,
+     .tag = "P-5",
+     .name = "P5_pcp_single_write",
+     .summary = "each global new token is written once by the step's all-gathered KV write",
+     .scope = family,
+     .rule = "vLLM's PCPManager gathered layout: write mask and padded_gather_idx (0036d38d)",
+     .families = "pcp"},
+    {.id = P6_pcp_restore_bijection,
+     .tag = "P-6",
+     .name = "P6_pcp_restore_bijection",
+     .summary = "hidden_restore_idx is a bijection onto the written gathered slots",
+     .scope = family,
+     .rule = "vLLM's PCPManager hidden-state restore (0036d38d)",
+     .families = "pcp"},
+    {.id = P7_pcp_padding,
+     .tag = "P-7",
+     .name = "P7_pcp_padding",
+     .summary = "T_pad >= max T_r; padding slots hold token 0, position 0, a PAD slot",
+     .scope = family,
+     .rule = "vLLM's PCPManager padding (0036d38d; CUDA-graph padded_num_tokens, Q4)",
+     .families = "pcp"},
+    {.id = P8_pcp_limits,
+     .tag = "P-8",
+     .name = "P8_pcp_limits",
+     .summary = "each rank's (padded) local request count fits the manager's input buffers",
+     .scope = family,
+     .rule = "vLLM's PCPManager partition_batch limits (§1.6)",
+     .families = "pcp"},
+    {.id = CR1_reuse_tail_nonnegative,
+     .tag = "CR-1",
+     .name = "CR1_reuse_tail_nonnegative",
+     .summary = "a merged pair's tail [ctx_a + q_a, ctx_b) has length >= 0 (spec R-1)",
+     .scope = family,
+     .rule = "vLLM #57668 PCP context reuse",
+     .families = "pcp"},
+    {.id = CR2_reuse_rows_preserved,
+     .tag = "CR-2",
+     .name = "CR2_reuse_rows_preserved",
+     .summary = "the merged rows are the rank's rows: adjacent pairs of one request, q' = q_a + q_b",
+     .scope = family,
+     .rule = "vLLM #57668 PCP context reuse",
+     .families = "pcp"},
+    {.id = CR3_reuse_causal_merge,
+     .tag = "CR-3",
+     .name = "CR3_reuse_causal_merge",
+     .summary = "shared chunks serve all of a merged row's tokens, tail chunks row b's, as continuations (R-3)",
+     .scope = family,
+     .rule = "vLLM #57668 PCP context reuse",
+     .families = "pcp"},
+    {.id = CR4_reuse_cache_ready,
+     .tag = "CR-4",
+     .name = "CR4_reuse_cache_ready",
+     .summary = "the tail's new tokens of other ranks are written to the cache before it is read (R-4)",
+     .scope = family,
+     .rule = "vLLM #57668 over the PCPManager's KV write",
+     .families = "pcp"},
+    {.id = CR6_reuse_saving,
+     .tag = "CR-6",
+     .name = "CR6_reuse_saving",
+     .summary = "a merged row gathers ctx_b - q_a rows (the fallback: ctx_a + ctx_b) (R-6)",
+     .scope = family,
+     .rule = "vLLM #57668 PCP context reuse",
+     .families = "pcp"},
 }};
 
 }  // namespace
@@ -395,7 +458,7 @@ bool applies_to(const InvariantInfo& row, std::string_view family) {
 InvariantResult check(InvariantId id, const Batch& batch, const Plan& p, Level level) {
   using namespace detail;
   // Under PCP the plan's requests are the selected rank's rows (plan.h: batch_of).
-  const Batch b = p.pcp ? Batch(p.pcp->batch_ctx, p.pcp->batch_q) : batch;
+  const Batch b = p.pcp ? pcp_batch(*p.pcp) : batch;
   // The row says whether the invariant needs DCP: the checks themselves assume W > 1.
   if (info(id).dcp_only && !p.is_dcp()) return Sink(id).not_applicable("no DCP (dcp=1)");
   if (!applies_to(info(id), p.version_info().family->name))
@@ -453,6 +516,15 @@ InvariantResult check(InvariantId id, const Batch& batch, const Plan& p, Level l
     case C4_local_workspace_rows: return check_C4(b, p);
     case C5_local_empty_rows: return check_C5(b, p);
     case C6_local_lengths_from_context: return check_C6(b, p);
+    case P5_pcp_single_write: return check_P5(b, p);
+    case P6_pcp_restore_bijection: return check_P6(b, p);
+    case P7_pcp_padding: return check_P7(b, p);
+    case P8_pcp_limits: return check_P8(b, p);
+    case CR1_reuse_tail_nonnegative: return check_CR1(b, p);
+    case CR2_reuse_rows_preserved: return check_CR2(b, p);
+    case CR3_reuse_causal_merge: return check_CR3(b, p);
+    case CR4_reuse_cache_ready: return check_CR4(b, p);
+    case CR6_reuse_saving: return check_CR6(b, p);
   }
   return {};
 }

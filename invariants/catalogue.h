@@ -50,7 +50,7 @@ enum class InvariantId {
   D7_gathered_layout,
   Z1_profile_reservation,
   // vllm-pcp-and-sparse.md §1.8: the PCP virtual rows' own rules (P-3, P-10 and P-11 hold by
-  // construction of the model; P-5..P-8 concern the KV write and restore, not the planner).
+  // construction of the model).
   P1_pcp_row_coverage,
   P2_pcp_row_shape,
   P4_pcp_decodes_replicated,
@@ -63,8 +63,20 @@ enum class InvariantId {
   C4_local_workspace_rows,
   C5_local_empty_rows,
   C6_local_lengths_from_context,
+  // §1.5/§1.6: the manager's gathered layout (Plan::pcp->gathered).
+  P5_pcp_single_write,
+  P6_pcp_restore_bijection,
+  P7_pcp_padding,
+  P8_pcp_limits,
+  // §2.4: PCP context reuse (#57668), the spec's R- tagged CR- (R-1 is TensorRT-LLM's); R-2 is
+  // I-3 on the merged batch, R-5 a numerics statement (docs/plan.md).
+  CR1_reuse_tail_nonnegative,
+  CR2_reuse_rows_preserved,
+  CR3_reuse_causal_merge,
+  CR4_reuse_cache_ready,
+  CR6_reuse_saving,
 };
-inline constexpr int kNumInvariants = 41;
+inline constexpr int kNumInvariants = 50;
 // The I- rows (the vLLM spec's §6 numbering): parse_invariant's bare numbers name these.
 inline constexpr int kNumNumberedInvariants = 13;
 

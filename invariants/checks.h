@@ -53,6 +53,16 @@ InvariantResult check_C3(const Batch&, const Plan&);
 InvariantResult check_C4(const Batch&, const Plan&);
 InvariantResult check_C5(const Batch&, const Plan&);
 InvariantResult check_C6(const Batch&, const Plan&);
+InvariantResult check_P5(const Batch&, const Plan&);
+InvariantResult check_P6(const Batch&, const Plan&);
+InvariantResult check_P7(const Batch&, const Plan&);
+InvariantResult check_P8(const Batch&, const Plan&);
+// vLLM's PCP context reuse (reuse_checks.cpp).
+InvariantResult check_CR1(const Batch&, const Plan&);
+InvariantResult check_CR2(const Batch&, const Plan&);
+InvariantResult check_CR3(const Batch&, const Plan&);
+InvariantResult check_CR4(const Batch&, const Plan&);
+InvariantResult check_CR6(const Batch&, const Plan&);
 
 // The strategy of a token-walking check (I-9, I-11) on one plan: walk tokens, or decide at
 // interval level. Level::automatic walks tokens up to 2^22 simulated rows and context tokens.

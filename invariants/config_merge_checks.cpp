@@ -141,8 +141,9 @@ InvariantResult check_I13(const Batch& b, const Plan& p) {
     const auto& qsl = qsl_scratch(b);
     const std::int64_t base = qsl[static_cast<std::size_t>(p.num_decodes)];
     std::vector<std::pair<std::int64_t, std::int64_t>> want;
-    for (int r : p.prefills)
-      if (b.ctx[static_cast<std::size_t>(r)] == 0) want.emplace_back(qsl[r] - base, qsl[r + 1] - base);
+    for (int r : p.prefills)  // a merged row's leading tokens may attend no chunk (Batch::chunkless_tokens)
+      if (const std::int64_t n = b.chunkless_tokens(static_cast<std::size_t>(r)); n > 0)
+        want.emplace_back(qsl[r] - base, qsl[r] - base + n);
     const auto text = [](const std::pair<std::int64_t, std::int64_t>& t) {
       return "[" + str(t.first) + ", " + str(t.second) + ")";
     };

@@ -1,6 +1,7 @@
 // The checks of vLLM's PCP virtual rows (vllm-pcp-and-sparse.md §1.8): P-1 coverage of each
 // prefill's new tokens over all ranks, P-2 the row shape, P-4 decodes on every rank, P-9 decodes
-// before prefills on every rank, P-13 every DCP rank issuing the same collectives. They read every
+// before prefills on every rank, P-13 every DCP rank issuing the same collectives; and over the
+// manager's gathered layout P-5 single write, P-6 restore, P-7 padding, P-8 limits. They read every
 // rank's rows and collectives from plan.pcp; the universal checks (I-3, I-4, I-7, I-9, I-12, I-13)
 // see the selected rank's v6 plan over its rows through check()'s batch, with no PCP code.
 #include <algorithm>
@@ -167,6 +168,125 @@ InvariantResult check_P13(const Batch&, const Plan& p) {
       break;
     }
   }
+  return s.done();
+}
+
+}  // namespace cp::detail
+
+// The manager's gathered layout (§1.5, §1.6; vLLM 0036d38d _build_batch_layout): P-5 the single
+// KV write, P-6 the restore bijection, P-7 the padding, P-8 the limits.
+namespace cp::detail {
+
+// P-5: in every rank's cache write (all ranks write the one gathered layout, re-indexed through
+// gather_idx), each global new token is written exactly once: one write-masked slot per token.
+InvariantResult check_P5(const Batch&, const Plan& p) {
+  Sink s(InvariantId::P5_pcp_single_write);
+  if (!p.pcp) return s.not_evaluated();
+  const PcpGathered& g = p.pcp->gathered;
+  std::vector<int> writes(g.global_request.size(), 0);
+  for (std::size_t i = 0; i < g.write_mask.size(); ++i)
+    if (g.write_mask[i] && g.gather_idx[i] >= 0 && g.gather_idx[i] < static_cast<std::int64_t>(writes.size()))
+      ++writes[static_cast<std::size_t>(g.gather_idx[i])];
+  for (std::size_t t = 0; t < writes.size(); ++t)
+    if (writes[t] != 1)
+      s.add([&] {
+        return Violation{.request = static_cast<int>(g.global_request[t]),
+                         .row = g.global_position[t],
+                         .expected = "global token " + str(static_cast<std::int64_t>(t)) + " written once",
+                         .got = "written " + str(writes[t]) + " time(s)",
+                         .reason = writes[t] == 0 ? "its KV never reaches the cache: later reads see stale rows"
+                                                  : "two slots write one cache row (a replicated row written twice)"};
+      });
+  return s.done();
+}
+
+// P-6: hidden_restore_idx is a bijection from the global tokens onto the write-masked slots, and
+// slot restore[t] holds token t.
+InvariantResult check_P6(const Batch&, const Plan& p) {
+  Sink s(InvariantId::P6_pcp_restore_bijection);
+  if (!p.pcp) return s.not_evaluated();
+  const PcpGathered& g = p.pcp->gathered;
+  std::vector<char> hit(g.gather_idx.size(), 0);
+  std::int64_t masked = 0;
+  for (char m : g.write_mask) masked += m ? 1 : 0;
+  for (std::size_t t = 0; t < g.restore.size(); ++t) {
+    const std::int64_t k = g.restore[t];
+    const bool ok = k >= 0 && k < static_cast<std::int64_t>(hit.size()) && g.write_mask[static_cast<std::size_t>(k)] &&
+                    g.gather_idx[static_cast<std::size_t>(k)] == static_cast<std::int64_t>(t) &&
+                    !hit[static_cast<std::size_t>(k)];
+    if (ok) hit[static_cast<std::size_t>(k)] = 1;
+    if (!ok)
+      s.add([&] {
+        return Violation{.request = static_cast<int>(g.global_request[t]),
+                         .row = k,
+                         .expected = "restore[" + str(static_cast<std::int64_t>(t)) +
+                                     "] a write-masked slot holding that token, no other token's",
+                         .got = k < 0 ? "no slot" : "slot " + str(k),
+                         .reason = "sampling would read another token's hidden state"};
+      });
+  }
+  if (masked != static_cast<std::int64_t>(g.restore.size()))
+    s.add([&] {
+      return Violation{
+          .expected = str(static_cast<std::int64_t>(g.restore.size())) + " write-masked slots (one per token)",
+          .got = str(masked),
+          .reason = "the restore is not onto the written slots"};
+    });
+  return s.done();
+}
+
+// P-7: T_pad >= max_r T_r; a slot past its rank's T_r (rank-padded layout) is padding: token 0,
+// position 0, no request, no write (so its slot mapping is PAD).
+InvariantResult check_P7(const Batch&, const Plan& p) {
+  Sink s(InvariantId::P7_pcp_padding);
+  if (!p.pcp) return s.not_evaluated();
+  const PcpLayout& L = *p.pcp;
+  const PcpGathered& g = L.gathered;
+  for (std::size_t r = 0; r < L.ranks.size(); ++r) {
+    const std::int64_t T = L.ranks[r].tokens;
+    if (T > g.t_pad)
+      s.add([&] {
+        return Violation{.rank = static_cast<int>(r),
+                         .expected = "T_r <= T_pad=" + str(g.t_pad),
+                         .got = "T_r=" + str(T),
+                         .reason = "the rank's tokens do not fit its all-gather block (Q4: ValueError)"};
+      });
+    const std::int64_t end =
+        r + 1 < L.ranks.size() ? g.rank_offset[r + 1] : static_cast<std::int64_t>(g.gather_idx.size());
+    for (std::int64_t k = g.rank_offset[r] + std::min(T, g.t_pad); k < end; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      if (g.gather_idx[i] != 0 || g.position[i] != 0 || g.request[i] != -1 || g.write_mask[i])
+        s.add([&] {
+          return Violation{.rank = static_cast<int>(r),
+                           .row = k,
+                           .expected = "padding slot: token 0, position 0, PAD slot",
+                           .got = "token " + str(g.gather_idx[i]) + " position " + str(g.position[i]) +
+                                  (g.write_mask[i] ? " written" : ""),
+                           .reason = "a padding slot would write or restore a real token"};
+        });
+    }
+  }
+  return s.done();
+}
+
+// P-8 (§1.6): each rank's local request count, after the manager's padding, within its input
+// buffers: PCP-A round_up(n, P) <= 2*mns + P - 1, PCP-B/C n <= 2*mns (partition_batch's RuntimeError).
+InvariantResult check_P8(const Batch&, const Plan& p) {
+  Sink s(InvariantId::P8_pcp_limits);
+  if (!p.pcp) return s.not_evaluated();
+  const PcpLayout& L = *p.pcp;
+  if (L.max_num_seqs == 0) return s.not_applicable("max_num_seqs not given: the manager's row bound needs it");
+  const PcpGather rule = p.version_info().pcp.gather;
+  const std::int64_t bound = steps::pcp_max_local_reqs(rule, Int(L.max_num_seqs), Int(L.size)).get();
+  for (std::size_t r = 0; r < L.ranks.size(); ++r)
+    if (L.ranks[r].padded_reqs > bound)
+      s.add([&] {
+        return Violation{.rank = static_cast<int>(r),
+                         .expected = "local requests <= " + str(bound),
+                         .got = str(L.ranks[r].padded_reqs) + " (" +
+                                str(static_cast<std::int64_t>(L.ranks[r].rows.size())) + " rows)",
+                         .reason = "RuntimeError: PCP local request count exceeds the MRV2 input buffer size"};
+      });
   return s.done();
 }
 

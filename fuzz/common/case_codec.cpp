@@ -177,12 +177,21 @@ void schema(IO& io, Case& c, const Selection& sel) {
   const std::int64_t pcp_rank = io.range(pcp_rank_byte(c), 0, 15);
   key(io, "tp");
   std::int64_t tp = pick(io, c.tp.value_or(1), kTp, 1, 16);
+  // ctx_reuse (#57668) with its fallback conditions, and the CUDA-graph token count (Q4, pcp-b/c;
+  // 0: unset; below max T_r it is the manager's ValueError, a finding the target must reach).
+  key(io, "ctx_reuse");
+  const std::int64_t reuse = io.range(c.ctx_reuse ? (c.causal ? (c.sliding_window ? 3 : 1) : 2) : 0, 0, 255) % 4;
+  key(io, "padded_num_tokens");
+  const std::int64_t padded = io.range(c.padded_num_tokens.value_or(0), 0, 1 << 16);
   c.pcp.reset();
   c.pcp_rank.reset();
   c.tp.reset();
   c.prefilling.clear();
   c.pcp_rows.reset();
   c.mla_pcp_path.reset();
+  c.ctx_reuse = false, c.causal = true;
+  c.sliding_window.reset();
+  c.padded_num_tokens.reset();
   if (info_v.family == &pcp_family) {
     c.pcp = pcp;
     if (pcp_rank % pcp != 0) c.pcp_rank = pcp_rank % pcp;
@@ -191,6 +200,10 @@ void schema(IO& io, Case& c, const Selection& sel) {
       c.dcp = a_rule || c.dcp % 2 == 0 ? pcp : tp * pcp;
     if (pcp == 1 && tp % c.dcp != 0) tp = c.dcp;
     if (tp != 1) c.tp = tp;
+    c.ctx_reuse = reuse != 0;  // 1: reuse, 2: not causal, 3: a sliding window (both: the fallback)
+    c.causal = reuse != 2;
+    if (reuse == 3) c.sliding_window = 4096;
+    if (info_v.pcp.graph_padding && padded > 0) c.padded_num_tokens = padded;
   }
   // The local-shard family's keys from the same bytes (no new field: the schema's layout stays):
   // P >= 2, dcp moved into {P, TP*P} (the dispatch's two paths), and the pcp_rank byte's value

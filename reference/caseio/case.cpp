@@ -71,6 +71,13 @@ std::string lowered(std::string s) {
   return s;
 }
 
+// on | off, case-insensitive (asserts, ctx_reuse, causal).
+bool parse_on_off(const std::string& key, const std::string& s) {
+  if (lowered(s) == "on") return true;
+  if (lowered(s) == "off") return false;
+  throw CaseError(key, "expected on or off, got '" + s + "'" + did_you_mean(s, {"on", "off"}));
+}
+
 std::vector<std::string> version_names() {
   std::vector<std::string> out;
   for (const auto& v : all_versions()) out.emplace_back(v.name);
@@ -120,6 +127,10 @@ const std::vector<CaseKey>& case_keys() {
       {"mla_pcp_path",
        "local-shard family only: local_shard (needs dcp = pcp) | gather_reorg (needs dcp = tp*pcp, "
        "tp > 1); default: what the dispatch dcp_tp_size = dcp / pcp picks"},
+      {"ctx_reuse", "PCP family only: on | off, #57668's context reuse over a rank's adjacent rows (default off)"},
+      {"causal", "PCP family, ctx_reuse only: on | off, metadata.causal (off: no reuse, v6 per row; default on)"},
+      {"sliding_window", "PCP family, ctx_reuse only: the model's sliding window (set: no reuse; default none)"},
+      {"padded_num_tokens", "pcp-b/pcp-c only: CUDA-graph token count every rank is padded to (default max T_r)"},
       {"ctx", "comma-separated context lengths, one per request (V*N: N requests of V), required"},
       {"q", "comma-separated new-token counts, one per request (V*N repeats), required"},
       {"asserts", "on | off: off models python -O (asserts stripped; default on)"},
@@ -147,7 +158,10 @@ void validate_pcp(const Case& c, const VersionInfo& vi) {
       throw CaseError(key, "a key of the local-shard family (pcp-local-shard), not of " + std::string(vi.name));
   if (vi.family != &pcp_family) {
     for (auto [key, given] : {std::pair{"pcp", c.pcp.has_value()}, std::pair{"pcp_rank", c.pcp_rank.has_value()},
-                              std::pair{"tp", c.tp.has_value()}, std::pair{"prefilling", !c.prefilling.empty()}})
+                              std::pair{"tp", c.tp.has_value()}, std::pair{"prefilling", !c.prefilling.empty()},
+                              std::pair{"ctx_reuse", c.ctx_reuse}, std::pair{"causal", !c.causal},
+                              std::pair{"sliding_window", c.sliding_window.has_value()},
+                              std::pair{"padded_num_tokens", c.padded_num_tokens.has_value()}})
       if (given)
         throw CaseError(key,
                         std::string("a key of the pcp family (pcp-a, pcp-b, pcp-c), not of ") + std::string(vi.name));
@@ -167,6 +181,18 @@ void validate_pcp(const Case& c, const VersionInfo& vi) {
                                  std::string(name(vi.pcp.dcp_rule)) +
                                  (a_rule ? " (PCPManager: decode context parallel must equal PCP)"
                                          : " (ParallelConfig: DCP must be equal to PCP or TP x PCP)"));
+  }
+  if (!c.ctx_reuse)
+    for (auto [key, given] :
+         {std::pair{"causal", !c.causal}, std::pair{"sliding_window", c.sliding_window.has_value()}})
+      if (given) throw CaseError(key, "a condition of ctx_reuse's fallback (§2.2): give it with ctx_reuse=on");
+  if (c.sliding_window) check_range("sliding_window", *c.sliding_window, 1, CaseLimits::max_model_len);
+  if (c.padded_num_tokens) {
+    if (!vi.pcp.graph_padding)
+      throw CaseError("padded_num_tokens", std::string(vi.name) +
+                                               "'s manager takes no CUDA-graph token count "
+                                               "(pcp-b and pcp-c do: vLLM 07e1fce5's test, Q4)");
+    check_range("padded_num_tokens", *c.padded_num_tokens, 0, CaseLimits::max_workspace);
   }
   if (P == 1 && tp % c.dcp != 0)
     throw CaseError("dcp", "dcp=" + std::to_string(c.dcp) + " must divide tp=" + std::to_string(tp) +
@@ -393,16 +419,13 @@ Case parse_case(std::string_view line) {
       throw CaseError("mla_pcp_path",
                       "expected local_shard or gather_reorg, got '" + *s + "'" + did_you_mean(*s, names));
   }
+  if (auto s = take("ctx_reuse")) c.ctx_reuse = parse_on_off("ctx_reuse", *s);
+  if (auto s = take("causal")) c.causal = parse_on_off("causal", *s);
+  if (auto s = take("sliding_window")) c.sliding_window = parse_int("sliding_window", *s);
+  if (auto s = take("padded_num_tokens")) c.padded_num_tokens = parse_int("padded_num_tokens", *s);
   if (auto s = take("ctx")) c.ctx = parse_list("ctx", *s);
   if (auto s = take("q")) c.q = parse_list("q", *s);
-  if (auto s = take("asserts")) {
-    if (lowered(*s) == "on")
-      c.asserts = true;
-    else if (lowered(*s) == "off")
-      c.asserts = false;
-    else
-      throw CaseError("asserts", "expected on or off, got '" + *s + "'" + did_you_mean(*s, {"on", "off"}));
-  }
+  if (auto s = take("asserts")) c.asserts = parse_on_off("asserts", *s);
   if (auto s = take("dims")) {
     auto d = dims_preset(lowered(*s));
     if (!d)
@@ -442,6 +465,10 @@ std::string print_case(const Case& c) {
   if (!c.prefilling.empty()) s += " prefilling=" + join(c.prefilling);
   if (c.pcp_rows) s += " pcp_rows=" + std::string(name(*c.pcp_rows));
   if (c.mla_pcp_path) s += " mla_pcp_path=" + std::string(name(*c.mla_pcp_path));
+  if (c.ctx_reuse) s += " ctx_reuse=on";
+  if (!c.causal) s += " causal=off";
+  if (c.sliding_window) s += " sliding_window=" + std::to_string(*c.sliding_window);
+  if (c.padded_num_tokens) s += " padded_num_tokens=" + std::to_string(*c.padded_num_tokens);
   s += " ctx=" + join(c.ctx) + " q=" + join(c.q);
   if (!c.asserts) s += " asserts=off";
   const MlaDims preset = *dims_preset(c.dims.preset);

@@ -80,6 +80,14 @@ struct Case {
   // expects it (unset: derived from dcp / pcp; given: must agree, else exit 2).
   std::optional<Version> pcp_rows;
   std::optional<LocalShardPath> mla_pcp_path;
+  // The PCP family's context reuse (§2, #57668, open): ctx_reuse on merges a rank's two adjacent
+  // rows of one request into one row (shared chunk + tail chunk); causal and sliding_window are
+  // the conditions its fallback reads (§2.2). padded_num_tokens: the CUDA-graph token count the
+  // manager pads every rank to (Q4; unset: max_r T_r). On other families: exit 2.
+  bool ctx_reuse = false;
+  bool causal = true;
+  std::optional<std::int64_t> sliding_window;
+  std::optional<std::int64_t> padded_num_tokens;
   std::vector<std::int64_t> ctx;
   std::vector<std::int64_t> q;
   bool asserts = true;  // false models `python -O`: asserts stripped, corruption is silent

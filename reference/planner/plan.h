@@ -105,10 +105,10 @@ struct Plan {
 };
 
 // The batch a plan's chunks index: the case's requests, or under PCP the selected rank's rows
-// (ctx = start, q = len). Every check and report reads this one (a view: both must outlive it).
-inline Batch batch_of(const Case& c, const Plan& p) {
-  return p.pcp ? Batch(p.pcp->batch_ctx, p.pcp->batch_q) : Batch(c);
-}
+// (ctx = start, q = len; under ctx_reuse its merged rows, Batch::lead_*). Every check and report reads this one (a
+// view: both must outlive it).
+inline Batch pcp_batch(const PcpLayout& L) { return {L.batch_ctx, L.batch_q, L.batch_lead_ctx, L.batch_lead_q}; }
+inline Batch batch_of(const Case& c, const Plan& p) { return p.pcp ? pcp_batch(*p.pcp) : Batch(c); }
 
 // Query-token offset of each request in the step (the prefill query_start_loc).
 std::vector<std::int64_t> query_start_loc(const Case& c);

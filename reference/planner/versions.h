@@ -357,7 +357,11 @@ inline constexpr std::array kVersions{
                 .sizing = SizingRule::packed_v6,
                 .supports_dcp = true,
                 .supports_interleave = true,
-                .pcp = {.split = PcpSplit::balanced, .order = PcpOrder::sort_key, .dcp_rule = PcpDcpRule::one_or_pcp}},
+                .pcp = {.split = PcpSplit::balanced,
+                        .order = PcpOrder::sort_key,
+                        .dcp_rule = PcpDcpRule::one_or_pcp,
+                        .gather = PcpGather::compacted,
+                        .graph_padding = false}},
     VersionInfo{.version = Version::pcp_b,
                 .name = "pcp-b",
                 .summary = "PCPManager (PCP-B): ceil pieces cdiv(q, 2P), rows with is_prefilling and start == 0 moved "

@@ -76,3 +76,45 @@ TEST(Pins, MinimiserNeverLeavesThePins) {
 
 }  // namespace
 }  // namespace cp
+
+namespace cp {
+namespace {
+
+// The planner target's decoder reaches the pcp family's reuse keys (#57668) and the CUDA-graph
+// token count (Q4) on their domains, and encode_case round-trips them (so findings replay).
+TEST(FuzzDomain, PcpReuseKeysAreReached) {
+  fuzz::Selection sel = fuzz::Selection::all();
+  sel.versions = {Version::pcp_a, Version::pcp_b, Version::pcp_c};
+  int reuse = 0, fallback_cond = 0, padded = 0, reused_plans = 0;
+  for (unsigned seed = 0; seed < 400; ++seed) {
+    std::vector<std::uint8_t> bytes(96);
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<std::uint8_t>((seed * 2654435761u + i * 40503u) >> (i % 13));
+    const Case c = fuzz::decode_case(bytes.data(), bytes.size(), sel);
+    reuse += c.ctx_reuse ? 1 : 0;
+    fallback_cond += (!c.causal || c.sliding_window) ? 1 : 0;
+    padded += c.padded_num_tokens ? 1 : 0;
+    if (c.padded_num_tokens) {
+      ASSERT_NE(c.version, Version::pcp_a) << print_case(c);
+    }
+    try {
+      validate_case(c);
+      if (c.ctx_reuse && c.workspace && *c.workspace >= 4096) {  // plans of a few chunks: a fast test
+        const Plan p = make_plan(c);
+        reused_plans += p.pcp && p.pcp->ranks[static_cast<std::size_t>(p.pcp->rank)].reused ? 1 : 0;
+      }
+    } catch (const std::exception&) {
+    }
+  }
+  EXPECT_GT(reuse, 40);
+  EXPECT_GT(fallback_cond, 10);
+  EXPECT_GT(padded, 40);
+  EXPECT_GT(reused_plans, 0);  // the merged plan itself runs, not only its fallback
+  const Case c = parse_case("version=pcp-c workspace=128 block=16 pcp=2 ctx_reuse=on sliding_window=4096 ctx=64 q=64");
+  EXPECT_EQ(fuzz::decode_case(fuzz::encode_case(c).data(), fuzz::encode_case(c).size(), fuzz::Selection::all()), c);
+  const Case d = parse_case("version=pcp-b workspace=128 block=16 pcp=2 padded_num_tokens=2 ctx=8,8,8 q=1,1,1");
+  EXPECT_EQ(fuzz::decode_case(fuzz::encode_case(d).data(), fuzz::encode_case(d).size(), fuzz::Selection::all()), d);
+}
+
+}  // namespace
+}  // namespace cp

@@ -33,7 +33,8 @@ std::string footer() {
       "fires or an invariant is violated (an expectation is not met), 2 bad input. The worst case decides.\n\n"
       "case keys:\n";
   for (const auto& k : case_keys())
-    s += "  " + std::string(k.key) + std::string(16 - k.key.size(), ' ') + std::string(k.help) + "\n";
+    s += "  " + std::string(k.key) + std::string(k.key.size() < 18 ? 18 - k.key.size() : 1, ' ') + std::string(k.help) +
+         "\n";
   return s;
 }
 

@@ -1,6 +1,11 @@
 // The PCP virtual-row family (pcp-a, pcp-b, pcp-c): its registration (plan.cpp defines it), its
-// steps (steps.h) and what its plans carry (rows.h).
+// steps (steps.h), what its plans carry (rows.h), and the manager's gathered token layout
+// (layout.cpp), callable on rows given by hand as vLLM's own tests do.
 #pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "reference/planner/families/pcp/rows.h"
 #include "reference/planner/families/pcp/steps.h"
@@ -8,4 +13,17 @@
 
 namespace cp {
 extern const FamilyInfo pcp_family;
+
+// The step's all-gathered token layout for every rank's rows (§1.5; vLLM 0036d38d
+// PCPManager._build_batch_layout): global tokens in query_start_loc order of the global batch
+// (ctx = num_computed_tokens, q = num_scheduled_tokens), T_pad = max_r T_r or `padded` (the
+// caller checks padded >= max_r T_r, Q4's ValueError). A rank's rows of 0 tokens (the dummy row)
+// hold no slot.
+PcpGathered pcp_gathered_layout(std::span<const std::vector<PcpRow>> rows_by_rank, std::span<const std::int64_t> ctx,
+                                std::span<const std::int64_t> q, PcpGather gather, std::optional<std::int64_t> padded);
+// _convert_to_gathered_slot_mappings: the global slot mapping (one slot per global token, PAD
+// where this DCP rank does not own it) re-indexed through gather_idx, PAD (-1) where the write
+// mask is false.
+inline constexpr std::int64_t kPadSlot = -1;
+std::vector<std::int64_t> pcp_gathered_slot_mapping(const PcpGathered& g, std::span<const std::int64_t> global_slots);
 }  // namespace cp

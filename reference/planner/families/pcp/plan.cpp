@@ -9,6 +9,7 @@
 
 #include "reference/dcp/ownership.h"
 #include "reference/planner/families/pcp/family.h"
+#include "reference/planner/families/pcp/reuse.h"
 #include "reference/planner/planner_internal.h"
 
 namespace cp::detail {
@@ -27,11 +28,11 @@ void generate_rows(const Case& c, const PcpRules& rules, Int P, Int r, std::vect
     const Int N = c.ctx[j], q = c.q[j];
     const int req = static_cast<int>(j);
     if (!is_prefilling(c, j)) {  // decodes: one row on every rank (P-4)
-      rows.push_back({req, N.get(), q.get(), false});
+      rows.push_back({req, N.get(), q.get(), false, true});
       continue;
     }
     if (replicate && steps::pcp_replicates(q, C)) {  // PCP-C under DCP: not split
-      rows.push_back({req, N.get(), q.get(), true});
+      rows.push_back({req, N.get(), q.get(), true, true});
       continue;
     }
     for (const Int piece : {r, C - 1 - r}) {
@@ -72,8 +73,15 @@ int decode_boundary(const std::vector<PcpRow>& rows) {
   return static_cast<int>(rows.size());
 }
 
-// v6-current over one rank's rows, into `plan` (its geometry, workspace and init asserts set).
-void plan_rank(const Case& c, const PcpRank& rk, Plan& plan, Case& rc) {
+// v6-current over one rank's rows, into `plan` (its geometry, workspace and init asserts set), or
+// under ctx_reuse the merged plan (reuse.cpp) where its conditions hold; rc is the batch planned.
+void plan_rank(const Case& c, PcpRank& rk, Plan& plan, Case& rc, std::vector<std::int64_t>& lead_ctx,
+               std::vector<std::int64_t>& lead_q) {
+  plan.num_decodes = rk.num_decodes;
+  rk.reused = false;
+  rk.merges.clear();
+  lead_ctx.clear(), lead_q.clear();
+  if (!reuse_refusal(c, rk, plan) && plan_reuse(c, rk, plan, rc, lead_ctx, lead_q)) return;
   rc = c;
   rc.ctx.clear();
   rc.q.clear();
@@ -81,7 +89,6 @@ void plan_rank(const Case& c, const PcpRank& rk, Plan& plan, Case& rc) {
     rc.ctx.push_back(w.start);
     rc.q.push_back(w.len);
   }
-  plan.num_decodes = rk.num_decodes;
   plan.prefills.clear();
   plan.num_with_context = 0;
   for (int i = rk.num_decodes; i < static_cast<int>(rk.rows.size()); ++i) {
@@ -111,8 +118,59 @@ void summarise(const Plan& p, PcpRank& rk) {
   rk.context_path = p.built && p.num_with_context > 0;
   rk.gathered.clear();
   for (const auto& ch : p.chunks) rk.gathered.push_back(p.is_dcp() ? ch.local_tokens() : ch.total_tokens());
-  rk.tokens = 0;
-  for (const auto& w : rk.rows) rk.tokens += w.len;
+}
+
+// §1.5/§1.6: the manager's gathered layout over every rank's rows, its request padding and its
+// limits: Q4's ValueError when the CUDA-graph count is below a rank's tokens, the RuntimeErrors of
+// partition_batch past the input buffers (rows: 2*mns, PCP-A 2*mns + P - 1 after padding).
+void layout_ranks(const Case& c, const PcpRules& rules, PcpLayout& L, Plan& plan) {
+  thread_local std::vector<std::vector<PcpRow>> rows;
+  rows.resize(L.ranks.size());
+  std::int64_t t_max = 0;
+  for (std::size_t r = 0; r < L.ranks.size(); ++r) {
+    PcpRank& rk = L.ranks[r];
+    rows[r] = rk.rows;
+    rk.tokens = 0;
+    for (const auto& w : rk.rows) rk.tokens += w.len;
+    t_max = std::max(t_max, rk.tokens);
+    rk.padded_reqs =
+        steps::pcp_padded_reqs(rules.gather, Int(static_cast<std::int64_t>(rk.rows.size())), Int(L.size)).get();
+    if (L.max_num_seqs > 0 &&
+        rk.padded_reqs > steps::pcp_max_local_reqs(rules.gather, Int(L.max_num_seqs), Int(L.size)).get()) {
+      add_assert(plan, "plan", "RuntimeError: PCP local request count exceeds the MRV2 input buffer size", [&] {
+        return "rank " + std::to_string(r) + ": " + std::to_string(rk.padded_reqs) + " rows > " +
+               std::to_string(steps::pcp_max_local_reqs(rules.gather, Int(L.max_num_seqs), Int(L.size)).get());
+      });
+      plan.asserts.back().kind = FailureKind::crash;
+    }
+  }
+  if (c.padded_num_tokens && *c.padded_num_tokens < t_max) {
+    add_assert(plan, "plan", "ValueError: padded_num_tokens is smaller than the largest rank-local batch", [&] {
+      return "padded_num_tokens=" + std::to_string(*c.padded_num_tokens) + " < max_r T_r=" + std::to_string(t_max);
+    });
+    plan.asserts.back().kind = FailureKind::crash;
+  }
+  L.gathered = pcp_gathered_layout(rows, c.ctx, c.q, rules.gather, c.padded_num_tokens);
+}
+
+// What ctx_reuse did on the selected rank: the pairs merged and the rows gathered, or why
+// the v6 fallback ran.
+std::string reuse_note(const Case& c, const PcpRank& rk, const Plan& plan) {
+  if (!rk.reused) {
+    const char* why = reuse_refusal(c, rk, plan);
+    return std::string("ctx_reuse: no plan (") + (why ? why : "a range longer than S and no block fits S") +
+           "): v6 plans the rows";
+  }
+  std::string s = "ctx_reuse: rows merged";
+  for (const auto& m : rk.merges) {
+    const auto& a = rk.rows[static_cast<std::size_t>(m.row_a)];
+    const auto& b = rk.rows[static_cast<std::size_t>(m.row_b)];
+    s += " (" + std::to_string(m.row_a) + "," + std::to_string(m.row_b) + ")->" + std::to_string(m.merged) + " tail [" +
+         std::to_string(a.start + a.len) + ", " + std::to_string(b.start) + ") rows gathered " +
+         std::to_string(steps::reuse_rows_gathered(Int(a.start), Int(a.len), Int(b.start)).get()) + " instead of " +
+         std::to_string(a.start + b.start) + ";";
+  }
+  return s + " chunk requests are merged-row indices";
 }
 
 void plan_pcp(const Case& c, Plan& plan) {
@@ -129,9 +187,12 @@ void plan_pcp(const Case& c, Plan& plan) {
     order_rows(c, rules.order, rk.rows);
     rk.num_decodes = decode_boundary(rk.rows);
   }
+  L.max_num_seqs = c.max_num_seqs.value_or(0);
+  layout_ranks(c, rules, L, plan);
   plan.packed = true;  // each rank's plan is v6-current's (packed planner, empty-range merge)
   thread_local Case rc;
   thread_local Plan other;
+  thread_local std::vector<std::int64_t> lead_ctx, lead_q;
   for (int r = 0; r < static_cast<int>(L.ranks.size()); ++r) {
     if (r == L.rank) continue;
     other = Plan{};
@@ -139,7 +200,7 @@ void plan_pcp(const Case& c, Plan& plan) {
     other.block = plan.block, other.dcp = plan.dcp, other.interleave = plan.interleave;
     other.virtual_block = plan.virtual_block, other.merge = plan.merge, other.gather = plan.gather;
     other.workspace = plan.workspace, other.workspace_rows = plan.workspace_rows, other.packed = true;
-    plan_rank(c, L.ranks[static_cast<std::size_t>(r)], other, rc);
+    plan_rank(c, L.ranks[static_cast<std::size_t>(r)], other, rc, lead_ctx, lead_q);
     summarise(other, L.ranks[static_cast<std::size_t>(r)]);
     for (auto& a : other.asserts) {  // an assert on any rank stops every rank
       if (plan_text()) a.detail = "pcp rank " + std::to_string(r) + ": " + a.detail;
@@ -148,12 +209,13 @@ void plan_pcp(const Case& c, Plan& plan) {
     for (auto& ch : other.chunks) return_chunk(std::move(ch));
   }
   PcpRank& mine = L.ranks[static_cast<std::size_t>(L.rank)];
-  plan_rank(c, mine, plan, rc);
+  plan_rank(c, mine, plan, rc, lead_ctx, lead_q);
   summarise(plan, mine);
-  for (const auto& w : mine.rows) {
-    L.batch_ctx.push_back(w.start);
-    L.batch_q.push_back(w.len);
-  }
+  L.batch_ctx.assign(rc.ctx.begin(), rc.ctx.end());
+  L.batch_q.assign(rc.q.begin(), rc.q.end());
+  L.batch_lead_ctx.assign(lead_ctx.begin(), lead_ctx.end());
+  L.batch_lead_q.assign(lead_q.begin(), lead_q.end());
+  if (c.ctx_reuse) add_note(plan, [&] { return reuse_note(c, mine, plan); });
   add_note(plan, [&] {
     std::string s = "pcp rank " + std::to_string(L.rank) + " of " + std::to_string(L.size) + ": rows";
     for (const auto& w : mine.rows)

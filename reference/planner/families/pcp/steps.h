@@ -47,12 +47,22 @@ constexpr std::string_view name(PcpDcpRule r) {
   return r == PcpDcpRule::one_or_pcp ? "dcp in {1, pcp}" : "dcp in {1, pcp, tp*pcp}";
 }
 
+// §1.5: where rank r's local slot k lands in the step's all-gathered token layout.
+enum class PcpGather : std::uint8_t {
+  compacted,    // PCP-A (Q2/Q3): concat_r(first T_r rows of rank r): g = sum_{r' < r} T_r' + k; the manager
+                // pads its local request count to a multiple of P (_pad_num_reqs)
+  rank_padded,  // PCP-B/C (Q1 0036d38d _build_batch_layout): every rank padded to T_pad, g = r * T_pad + k
+};
+constexpr std::string_view name(PcpGather g) { return g == PcpGather::compacted ? "compacted" : "rank_padded"; }
+
 struct PcpRules {
   PcpSplit split = PcpSplit::ceil;
   PcpOrder order = PcpOrder::pure_prefill_last;
   bool replicate_short_under_dcp =
       false;  // PCP-C: a prefill whose ceil split has an empty piece is one row on every rank
   PcpDcpRule dcp_rule = PcpDcpRule::one_pcp_or_tp_pcp;
+  PcpGather gather = PcpGather::rank_padded;
+  bool graph_padding = true;  // takes a CUDA-graph padded_num_tokens as T_pad (Q4, vllm 07e1fce5's test)
 };
 
 namespace steps {
@@ -93,6 +103,36 @@ N pcp_order_class(PcpOrder o, const N& prefilling, const N& pure) {
     case PcpOrder::decodes_first: return prefilling;
   }
   return prefilling;
+}
+
+// PCP-A's local request padding (Q3 test_virtual_request_padding_uses_pcp_multiple): the local row
+// count rounded up to a multiple of P; PCP-B/C keep n. The bound each manager raises RuntimeError
+// past (§1.6): PCP-A 2*mns + P - 1 padded rows, PCP-B/C 2*mns rows (InputBuffers(2 * max_num_reqs)).
+template <class N>
+N pcp_padded_reqs(PcpGather g, const N& n, const N& P) {
+  return g == PcpGather::compacted ? cdiv(n, P) * P : n;
+}
+template <class N>
+N pcp_max_local_reqs(PcpGather g, const N& mns, const N& P) {
+  return g == PcpGather::compacted ? mns * 2 + P - 1 : mns * 2;
+}
+
+// PCP context reuse (§2.1, #57668): a rank's adjacent rows a = (ctx_a, q_a), b = (ctx_b, q_b) of one
+// request become one row of q_a + q_b tokens; its shared chunk reads [0, ctx_a) for all of them,
+// its tail chunk [t_s, ctx_b) for b's tokens only, t_s = ctx_a + q_a (b sees a's new tokens
+// through the causal part). Tail length ctx_b - t_s (R-1: >= 0; 0 at r = P-1); rows gathered
+// ctx_b - q_a instead of the fallback's ctx_a + ctx_b.
+template <class N>
+N reuse_tail_start(const N& ctx_a, const N& q_a) {
+  return ctx_a + q_a;
+}
+template <class N>
+N reuse_tail_len(const N& ctx_a, const N& q_a, const N& ctx_b) {
+  return ctx_b - reuse_tail_start(ctx_a, q_a);
+}
+template <class N>
+N reuse_rows_gathered(const N& ctx_a, const N& q_a, const N& ctx_b) {
+  return ctx_a + select(reuse_tail_len(ctx_a, q_a, ctx_b) > 0, reuse_tail_len(ctx_a, q_a, ctx_b), N(0));
 }
 
 }  // namespace steps
