@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "campaign/campaign_run.h"
+#include "campaign/live_judge.h"
 #include "reference/io/user_dirs.h"
 #include "reference/proc/interrupt.h"
 
@@ -171,10 +172,9 @@ std::string default_campaign_dir(const std::string& target, const std::string& v
 bool prepare_folders(CampaignRun& run) {
   const CampaignOptions& opt = run.opt;
   run.vers = opt.versions.empty() ? "all" : join(opt.versions, ",");
-  run.findings = opt.findings_dir.empty()
-                     ? fs::path(default_campaign_dir(opt.planner_cmd.empty() ? opt.target : "live", run.vers,
-                                                     opt.platform, opt.pins))
-                     : fs::absolute(opt.findings_dir);
+  run.findings = opt.findings_dir.empty() ? fs::path(default_campaign_dir(opt.planner_cmd.empty() ? opt.target : "live",
+                                                                          run.vers, opt.platform, opt.pins))
+                                          : fs::absolute(opt.findings_dir);
   if (run.findings.empty())
     return fail(run,
                 "no campaign folder: neither CHUNKPROOF_FUZZ_HOME, XDG_DATA_HOME nor HOME is set; pass --findings-dir");
@@ -219,6 +219,11 @@ bool prepare_config(CampaignRun& run) {
              {"CHUNKPROOF_FUZZ_EXEC_LOG", fs::absolute(run.exec_log).string()},
              {"ASAN_OPTIONS", "abort_on_error=1:symbolize=1:detect_leaks=0"},
              {"UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"}};
+  if (!opt.planner_cmd.empty()) {  // live_planner_fuzz's planner child (fuzz_live_planner.cpp)
+    run.env.push_back({"CHUNKPROOF_LIVE_PLANNER_CMD", opt.planner_cmd});
+    run.env.push_back({"CHUNKPROOF_LIVE_PLANNER_DIFF", opt.planner_diff ? "1" : "0"});
+    run.env.push_back({"CHUNKPROOF_LIVE_PLANNER_TIMEOUT", std::to_string(opt.planner_timeout)});
+  }
   for (const auto& [k, v] : run.env) setenv(k.c_str(), v.c_str(), 1);
   try {
     run.sel = Selection::from_env();
@@ -245,7 +250,9 @@ bool prepare_config(CampaignRun& run) {
   } else {
     run.planner = std::make_unique<live::ExternalPlanner>(
         live::PlannerOptions{.command = opt.planner_cmd, .timeout_s = opt.planner_timeout});
-    run.judge_case = [&run](const Case& c, const FindingSink*) { return live_judge(run, c); };
+    run.judge_case = [&run](const Case& c, const FindingSink*) {
+      return live_judgement(*run.planner, c, run.opt.planner_diff);
+    };
   }
   run.tty = opt.status_line && isatty(2);
   return true;

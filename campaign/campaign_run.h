@@ -71,7 +71,7 @@ struct CampaignRun {
   proc::Env env;     // that environment
   Selection sel = Selection::all();
   // The verdict on one case, for every stage (the engine, minimization, the records' replay):
-  // judge() with cfg, or with --planner-cmd the external planner's (live_judge.cpp).
+  // judge() with cfg, or with --planner-cmd the external planner's (live_judge.h).
   std::function<Judgement(const Case&, const FindingSink*)> judge_case;
   std::unique_ptr<live::ExternalPlanner> planner;
   std::set<std::string> known_before;  // minimized records before this run
@@ -115,9 +115,6 @@ void pump_output(proc::Child& child, const std::function<void(const char*, std::
 // (-1: it did not start).
 int run_capture(const std::vector<std::string>& argv, const proc::Env& env, double timeout_s, std::string& out);
 
-// The live judge (live_judge.cpp): the case through run.planner, its plan checked and (with
-// planner_diff) diffed; a finding's signature is the LiveResult's. Installed by prepare_config.
-Judgement live_judge(CampaignRun& run, const Case& c);
 // The replay command of a finding's case line: `chunkproof plan` (with --planner-cmd's options).
 std::string replay_command(const CampaignRun& run, const std::string& case_line);
 

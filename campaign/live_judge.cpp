@@ -1,20 +1,18 @@
-// The campaign's verdict on a case when the plans come from an external planner (--planner-cmd,
-// docs/live.md): the case goes through live::run_live and its LiveResult becomes a Judgement,
-// so the engine, the minimizer and the records' replay treat an external planner's findings
-// exactly as the model's. Every finding is a "finding" (never a crash): an external planner is
-// under investigation by definition.
-#include "campaign/campaign_run.h"
-#include "fuzz/common/judge.h"
+// live_judgement (live_judge.h): the case goes through live::run_live and its LiveResult
+// becomes a Judgement, so the engines, the minimizer and the records' replay treat an external
+// planner's findings exactly as the model's.
+#include "campaign/live_judge.h"
+
 #include "live/live.h"
 
 namespace cp::fuzz {
 
-Judgement live_judge(CampaignRun& run, const Case& c) {
+Judgement live_judgement(live::ExternalPlanner& planner, const Case& c, bool diff) {
   Judgement j;
   if (!within_fuzz_bounds(c)) return j;
   live::LiveResult r;
   try {
-    r = live::run_live(*run.planner, c, {.diff = run.opt.planner_diff, .level = Level::interval});
+    r = live::run_live(planner, c, {.diff = diff, .level = Level::interval});
   } catch (const CaseError&) {
     return j;  // the model refuses the case (too large to plan): not the planner's business
   } catch (const ArithmeticError&) {

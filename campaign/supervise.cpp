@@ -168,21 +168,26 @@ std::vector<std::string> options_flags(const fs::path& corpus_root, const std::s
 // .options, this campaign's corpus first (new inputs go there), the seed corpus after it.
 std::vector<std::string> libfuzzer_argv(const CampaignRun& run) {
   const CampaignOptions& opt = run.opt;
+  // live_planner_fuzz decodes inputs as planner_fuzz does: its options, dictionary and seeds.
+  const std::string inputs_of = opt.target == "live_planner" ? "planner" : opt.target;
+  // Through a planner child an input may wait for a restart (its imports: the client's start
+  // timeout, 120 s) on top of the reply's own timeout.
+  const long long timeout = opt.planner_cmd.empty() ? 25 : 130 + static_cast<long long>(opt.planner_timeout);
   std::vector<std::string> argv{run.fuzzer,
                                 "-fork=" + std::to_string(std::max(1, opt.jobs)),
                                 "-ignore_crashes=1",
                                 "-ignore_timeouts=1",
                                 "-ignore_ooms=1",
                                 "-max_total_time=" + std::to_string(static_cast<long long>(opt.max_time)),
-                                "-timeout=25",
+                                "-timeout=" + std::to_string(timeout),
                                 "-rss_limit_mb=2560",
                                 "-print_final_stats=1",
                                 "-artifact_prefix=" + fs::absolute(run.crashes).string() + "/"};
-  for (const auto& f : options_flags(run.corpus_root, opt.target, fs::absolute(run.crashes).parent_path()))
+  for (const auto& f : options_flags(run.corpus_root, inputs_of, fs::absolute(run.crashes).parent_path()))
     argv.push_back(f);
   if (opt.seed) argv.push_back("-seed=" + std::to_string(opt.seed));
   argv.push_back(fs::absolute(run.corpus).string());
-  const fs::path seeds = run.corpus_root / (opt.target + "_fuzz");
+  const fs::path seeds = run.corpus_root / (inputs_of + "_fuzz");
   std::error_code ec;
   if (fs::is_directory(seeds, ec)) argv.push_back(seeds.string());
   return argv;
@@ -380,11 +385,6 @@ std::string locate_fuzzer(const std::string& target, const std::string& hint, st
 bool run_engine(CampaignRun& run) {
   const CampaignOptions& opt = run.opt;
   CampaignResult& res = run.res;
-  if (opt.engine == "libfuzzer" && !opt.planner_cmd.empty()) {
-    res.exit_code = 2;
-    res.error = "--planner-cmd runs with --engine builtin (libFuzzer through a persistent planner child is not built)";
-    return false;
-  }
   if (opt.engine == "libfuzzer") {
     if (!run_libfuzzer(run)) return false;
   } else if (opt.engine == "builtin") {

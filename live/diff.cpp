@@ -59,6 +59,27 @@ void diff_chunk(Differ& d, const std::string& at, const Chunk& a, const Chunk& b
     diff_entry(d, at + ".requests[" + std::to_string(i) + "]", a.entries[i], b.entries[i], dcp);
 }
 
+// PCP (plan.pcp, /4): every rank's rows in the manager's order and what its v6 plan does.
+void diff_pcp(Differ& d, const PcpLayout& a, const PcpLayout& b) {
+  for (std::size_t r = 0; r < std::min(a.ranks.size(), b.ranks.size()); ++r) {
+    const PcpRank &x = a.ranks[r], &y = b.ranks[r];
+    const std::string at = "pcp.ranks[" + std::to_string(r) + "]";
+    d.field(at + ".rows.length", static_cast<std::int64_t>(x.rows.size()), static_cast<std::int64_t>(y.rows.size()));
+    for (std::size_t i = 0; i < std::min(x.rows.size(), y.rows.size()); ++i) {
+      const std::string w = at + ".rows[" + std::to_string(i) + "]";
+      d.field(w + ".request", std::int64_t{x.rows[i].request}, std::int64_t{y.rows[i].request});
+      d.field(w + ".start", x.rows[i].start, y.rows[i].start);
+      d.field(w + ".len", x.rows[i].len, y.rows[i].len);
+      d.field(w + ".prefilling", x.rows[i].prefilling, y.rows[i].prefilling);
+    }
+    d.field(at + ".num_decodes", std::int64_t{x.num_decodes}, std::int64_t{y.num_decodes});
+    d.field(at + ".context_path", x.context_path, y.context_path);
+    d.field(at + ".plan_built", x.built, y.built);
+    d.field(at + ".gathered", x.gathered, y.gathered);
+    d.field(at + ".tokens", x.tokens, y.tokens);
+  }
+}
+
 }  // namespace
 
 std::string generic_field(const std::string& field) {
@@ -81,6 +102,7 @@ PlanDiff diff_plans(const Plan& a, const Plan& b, std::size_t max) {
   PlanDiff out;
   Differ d{out, max};
   const bool dcp = a.is_dcp();
+  if (a.pcp && b.pcp) diff_pcp(d, *a.pcp, *b.pcp);  // first: a row that differs explains the chunks
   d.field("workspace", a.workspace, b.workspace);
   d.field("workspace_rows", a.workspace_rows, b.workspace_rows);
   d.field("num_decodes", std::int64_t{a.num_decodes}, std::int64_t{b.num_decodes});

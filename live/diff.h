@@ -24,7 +24,8 @@ struct PlanDiff {
   std::size_t total = 0;
 };
 // Compares the planner's decisions: sizing, batch split, planner parameters, every chunk and
-// span (DCP local plan and kept rows included), the merge bookkeeping. Asserts are compared by
+// span (DCP local plan and kept rows included), the merge bookkeeping, and under PCP every
+// rank's rows and collectives (pcp.ranks[]). Asserts are compared by
 // the caller (live.h), which knows how the external planner reported them.
 PlanDiff diff_plans(const Plan& ours, const Plan& theirs, std::size_t max = 16);
 

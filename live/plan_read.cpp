@@ -108,7 +108,7 @@ void read_sizing_and_split(const Reader& r, const Case& c, Plan& p) {
   if (const Json* v = r.find("prefills")) {
     p.prefills.clear();
     for (std::int64_t i : r.ints(*v, r.at("prefills"), 0)) {
-      if (i >= static_cast<std::int64_t>(c.ctx.size()))
+      if (i >= static_cast<std::int64_t>(batch_of(c, p).ctx.size()))
         throw SchemaError(r.at("prefills"), "request index out of range");
       p.prefills.push_back(static_cast<int>(i));
     }
@@ -128,7 +128,7 @@ void read_sizing_and_split(const Reader& r, const Case& c, Plan& p) {
     if (!v->is_array() || v->size() != p.prefills.size())
       throw SchemaError(r.at("local_context_lens"),
                         "expected one row per prefill (" + std::to_string(p.prefills.size()) + ")");
-    p.local_ctx.assign(c.ctx.size(), {});
+    p.local_ctx.assign(batch_of(c, p).ctx.size(), {});
     for (std::size_t i = 0; i < v->size(); ++i) {
       auto row = r.ints((*v)[i], r.index("local_context_lens", i), 0);
       if (static_cast<std::int64_t>(row.size()) != p.dcp)
@@ -141,14 +141,16 @@ void read_sizing_and_split(const Reader& r, const Case& c, Plan& p) {
 ChunkEntry read_entry(const Reader& r, const Case& c, const Plan& p) {
   ChunkEntry e;
   const std::int64_t req = r.integer("request", 0);
-  if (req >= static_cast<std::int64_t>(c.ctx.size()))
-    throw SchemaError(r.at("request"), std::to_string(req) + " is not a request of the case (" +
-                                           std::to_string(c.ctx.size()) + " requests)");
+  const Batch batch = batch_of(c, p);  // under PCP the chunks index the selected rank's rows
+  if (req >= static_cast<std::int64_t>(batch.ctx.size()))
+    throw SchemaError(r.at("request"), std::to_string(req) + " is not a request of the " +
+                                           (p.pcp ? "rank's rows (" : "case (") + std::to_string(batch.ctx.size()) +
+                                           " requests)");
   e.request = static_cast<int>(req);
   e.start = r.integer("start", 0);
   e.len = r.integer("len", 0);
   // A span far past its request's context is refused: the token-level checks would walk it.
-  const std::int64_t ctx = c.ctx[static_cast<std::size_t>(e.request)];
+  const std::int64_t ctx = batch.ctx[static_cast<std::size_t>(e.request)];
   if (e.start + e.len > ctx + kMaxOverrun)
     throw SchemaError(r.at("len"), "span [" + std::to_string(e.start) + ", +" + std::to_string(e.len) +
                                        ") ends over 2^26 rows past the request's context (" + std::to_string(ctx) +
@@ -187,9 +189,9 @@ Chunk read_chunk(const Reader& r, const Case& c, const Plan& p, std::int64_t& en
   ch.request_end = static_cast<int>(r.integer("request_end", 0));
   ch.token_start = r.integer("token_start", 0);
   ch.token_end = r.integer("token_end", 0);
-  const auto n = static_cast<int>(c.ctx.size());
+  const auto n = static_cast<int>(batch_of(c, p).ctx.size());
   if (ch.request_start > n || ch.request_end > n)
-    throw SchemaError(r.at("request_end"), "request slice past the case's " + std::to_string(n) + " requests");
+    throw SchemaError(r.at("request_end"), "request slice past the batch's " + std::to_string(n) + " requests");
   const Json& reqs = r.array("requests");
   if (reqs.empty()) throw SchemaError(r.at("requests"), "a chunk without requests");
   entries_seen += static_cast<std::int64_t>(reqs.size());
@@ -211,6 +213,72 @@ Chunk read_chunk(const Reader& r, const Case& c, const Plan& p, std::int64_t& en
   if (p.is_dcp())
     ch.padded_local_cu = sized("padded_local_cu_seq_lens", prefix_sums(ch.entries, &ChunkEntry::padded_local_len));
   return ch;
+}
+
+// `pcp` (PCP family, /4): every rank's rows and what its v6 plan does. Absent: the model's. The
+// size, the selected rank and tp are the case's; a rank's fields other than its rows default to
+// the model's rank. The selected rank's rows become the batch the chunks index (batch_of).
+PcpRank read_pcp_rank(const Reader& r, const Case& c, const PcpRank& dflt) {
+  PcpRank rk;
+  const Json& rows = r.array("rows");
+  if (rows.empty() || rows.size() > static_cast<std::size_t>(kMaxEntries))
+    throw SchemaError(r.at("rows"),
+                      "expected 1 to " + std::to_string(kMaxEntries) + " rows (an empty rank has the dummy row)");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Reader w{rows[i], r.index("rows", i)};
+    if (!w.o.is_object()) throw SchemaError(w.path, "not an object");
+    PcpRow row;
+    const std::int64_t req = w.integer("request", 0);
+    if (req >= static_cast<std::int64_t>(c.ctx.size()))
+      throw SchemaError(w.at("request"), std::to_string(req) + " is not a request of the case");
+    row.request = static_cast<int>(req);
+    row.start = w.integer("start", 0);
+    row.len = w.integer("len", 0);
+    const std::int64_t end = c.ctx[static_cast<std::size_t>(req)] + c.q[static_cast<std::size_t>(req)];
+    if (row.start + row.len > end)
+      throw SchemaError(w.at("len"), "row [" + std::to_string(row.start) + ", +" + std::to_string(row.len) +
+                                         ") ends past the request's " + std::to_string(end) + " tokens");
+    const Json& pf = w.need("prefilling");
+    if (!pf.is_boolean()) throw SchemaError(w.at("prefilling"), "not a boolean");
+    row.prefilling = pf.get<bool>();
+    rk.rows.push_back(row);
+  }
+  rk.num_decodes = static_cast<int>(r.integer_or("num_decodes", dflt.num_decodes, 0));
+  if (rk.num_decodes > static_cast<int>(rk.rows.size())) throw SchemaError(r.at("num_decodes"), "more than the rows");
+  rk.context_path = r.boolean_or("context_path", dflt.context_path);
+  rk.built = r.boolean_or("plan_built", dflt.built);
+  rk.gathered = dflt.gathered;
+  if (const Json* g = r.find("gathered")) rk.gathered = r.ints(*g, r.at("gathered"), 0);
+  rk.tokens = r.integer_or("tokens", dflt.tokens, 0);
+  return rk;
+}
+
+void read_pcp(const Reader& r, const Case& c, Plan& p) {
+  const Json* v = r.find("pcp");
+  if (!p.pcp) {
+    if (v) throw SchemaError("pcp", "sent for a case of a family without PCP rows");
+    return;
+  }
+  if (!v) return;  // the model's rows (p.pcp is the model's)
+  if (!v->is_object()) throw SchemaError("pcp", "not an object");
+  const Reader pr{*v, "pcp"};
+  PcpLayout& L = *p.pcp;
+  same(pr, "size", L.size);
+  same(pr, "rank", std::int64_t{L.rank});
+  same(pr, "tp", L.tp);
+  const Json& ranks = pr.array("ranks");
+  if (static_cast<std::int64_t>(ranks.size()) != L.size)
+    throw SchemaError("pcp.ranks", "expected " + std::to_string(L.size) + " ranks");
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (!ranks[i].is_object()) throw SchemaError(pr.index("ranks", i), "not an object");
+    L.ranks[i] = read_pcp_rank(Reader{ranks[i], pr.index("ranks", i)}, c, L.ranks[i]);
+  }
+  L.batch_ctx.clear();
+  L.batch_q.clear();
+  for (const auto& w : L.ranks[static_cast<std::size_t>(L.rank)].rows) {
+    L.batch_ctx.push_back(w.start);
+    L.batch_q.push_back(w.len);
+  }
 }
 
 void read_asserts(const Reader& r, Plan& p) {
@@ -262,8 +330,10 @@ Plan plan_from_json(const Json& j, const Case& c, const Plan& model) {
   p.logits_budget = model.logits_budget;
   p.compress_ratio = model.compress_ratio;
   p.profile_rows = model.profile_rows;
+  p.pcp = model.pcp;
   const Reader r{j, ""};
   read_geometry(r, c, p);
+  read_pcp(r, c, p);  // before the split and the chunks: under PCP they index the rows
   read_sizing_and_split(r, c, p);
   const Json& chunks = r.array("chunks");
   if (static_cast<std::int64_t>(chunks.size()) > kMaxChunks)

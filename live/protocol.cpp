@@ -29,6 +29,10 @@ std::string request_line(const Case& c, std::int64_t id) {
                {"interleave", c.interleave},
                {"compress_ratio", c.compress_ratio},  // the sparse indexer's (indexer-dsv4)
                {"max_logits_mb", opt(c.max_logits_mb)},
+               {"pcp", opt(c.pcp)},  // the PCP family's (pcp-a, pcp-b, pcp-c)
+               {"pcp_rank", opt(c.pcp_rank)},
+               {"tp", opt(c.tp)},
+               {"prefilling", c.prefilling},
                {"ctx", c.ctx},
                {"q", c.q},
                {"asserts", c.asserts}};
@@ -61,7 +65,7 @@ Reply decode_reply(std::string_view line) {
   const auto s = j.find("schema");
   if (s == j.end() || !s->is_string())
     throw SchemaError("schema", "missing (expected \"" + std::string(kPlanSchema) + "\")");
-  if (s->get<std::string>() != kPlanSchema)
+  if (s->get<std::string>() != kPlanSchema && s->get<std::string>() != kPlanSchemaPrevious)
     throw SchemaError("schema", "\"" + s->get<std::string>() + "\", expected \"" + kPlanSchema + "\"");
   r.plan = std::move(j);
   return r;

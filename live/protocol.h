@@ -1,7 +1,8 @@
 // The external-planner protocol (docs/live.md): one request line per case to the planner's
 // stdin, one reply line per request from its stdout. The request carries the canonical case
-// line and the same case as JSON fields; the reply is a chunkproof.plan/3 object or an error
+// line and the same case as JSON fields; the reply is a chunkproof.plan/4 object or an error
 // record {"error": {"kind": "assert"|"exception", "message", "location", "type"}}.
+// (/3 replies are read too: /4 only added the optional PCP rows, `pcp`.)
 #pragma once
 
 #include <cstdint>
@@ -19,11 +20,14 @@ namespace cp::live {
 using Json = nlohmann::ordered_json;
 
 inline constexpr const char* kRequestSchema = "chunkproof.live-request/1";
-inline constexpr const char* kPlanSchema = "chunkproof.plan/3";
+inline constexpr const char* kPlanSchema = "chunkproof.plan/4";
+// A reply in the previous schema is still read: /4 only added the optional `pcp` object.
+inline constexpr const char* kPlanSchemaPrevious = "chunkproof.plan/3";
 
 // The request line for case `c` (no trailing newline): {"schema", "id", "case", "version",
 // "platform", "builder", "workspace", "max_model_len", "max_num_seqs", "block", "dcp",
-// "interleave", "ctx", "q", "asserts"}; an absent optional key is null.
+// "interleave", "compress_ratio", "max_logits_mb", "ctx", "q", "asserts", and the PCP family's
+// "pcp", "pcp_rank", "tp", "prefilling"}; an absent optional key is null ("prefilling": [] when unset).
 std::string request_line(const Case& c, std::int64_t id);
 
 // A reply that breaks the protocol: not JSON, not an object, a wrong schema, a missing or

@@ -253,7 +253,7 @@ if(TARGET chunkproof_heatmap)
            map --json --version v1-dcp --platform rocm --x workspace --y prefills --format table)
 endif()
 # JSON and reports: null (JSON) or nothing (text) for "none", never -1.
-cli_test(plan_json_null_not_minus_one 1 "\"schema\":\"chunkproof.plan/3\".*\"chunk\":null.*\"rank\":null" plan --json --case ${BUG})
+cli_test(plan_json_null_not_minus_one 1 "\"schema\":\"chunkproof.plan/4\".*\"chunk\":null.*\"rank\":null" plan --json --case ${BUG})
 cli_test(plan_json_no_minus_one 1 "!\":-1[,}]" plan --json --case ${BUG})
 if(TARGET chunkproof_campaign)
   cli_test_sh(fuzz_detail_no_minus_one 0 "!(chunk|request|rank|row) -1"

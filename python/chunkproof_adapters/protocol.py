@@ -1,7 +1,7 @@
 """The planner side of chunkproof's external-planner protocol (docs/live.md).
 
 chunkproof writes one request per line (a JSON object: the canonical case line under "case" and
-the same case as fields); the planner answers each with one line: a chunkproof.plan/3 object, or
+the same case as fields); the planner answers each with one line: a chunkproof.plan/4 object, or
 an error record {"error": {"kind", "type", "message", "location"}} when the planner's own code
 raised. `serve(plan)` is that loop for a function `plan(request) -> dict`.
 """
@@ -11,7 +11,7 @@ import os
 import sys
 import traceback
 
-PLAN_SCHEMA = "chunkproof.plan/3"
+PLAN_SCHEMA = "chunkproof.plan/4"
 REQUEST_SCHEMA = "chunkproof.live-request/1"
 
 # Exit codes shared with chunkproof (README): 2 usage, 4 cannot run here (engine code missing).

@@ -1,4 +1,4 @@
-"""chunkproof.plan/3 objects (docs/plan-json.md) from the spans a planner decided.
+"""chunkproof.plan/4 objects (docs/plan-json.md) from the spans a planner decided.
 
 Every adapter reduces its engine's metadata to one list of chunks, each a list of spans
 (request, start, len[, local_start, padded_local_len]) in case request indices, and lets
@@ -15,6 +15,8 @@ def batch_split(request):
     engine plans every request of the batch (SGLang's extend batch: batch_size counts them all)
     sets request["decode_split"] = False: no decodes."""
     q = request["q"]
+    if request.get("num_decodes") is not None:  # decided by the engine's own split (PCP rows: vllm_pcp.py)
+        return request["num_decodes"], list(range(request["num_decodes"], len(q)))
     if request.get("decode_split") is False:
         return 0, list(range(len(q)))
     num_decodes = 0

@@ -2,7 +2,7 @@
 cache): each case is planned by SGLang's OWN `ForwardBatchDeepSeekMHAMixin.
 prepare_chunked_prefix_cache_info` and `get_prefix_chunk_seq_lens`, run on a stand-in forward
 batch (batch_size, extend_prefix_lens[_cpu]), and the prefix_chunk_* fields it sets are
-converted into a chunkproof.plan/3 object. Under DCP (a source with layers/dcp/layout.py) each
+converted into a chunkproof.plan/4 object. Under DCP (a source with layers/dcp/layout.py) each
 span's rank-local rows come from SGLang's own `get_dcp_lens` and its padded send rows from the
 formula of `all_gather_kv_cache_for_dcp` (comm.py; it is inlined in a collective, so it is
 restated here: padded = (L + s mod W + W - 1) // W from local row (s - s mod W) // W).

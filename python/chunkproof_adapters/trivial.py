@@ -7,7 +7,7 @@ back into a Plan), not a planner.
 
 import sys
 
-REPLY = '{"schema":"chunkproof.plan/3","workspace":0,"chunks":[]}\n'
+REPLY = '{"schema":"chunkproof.plan/4","workspace":0,"chunks":[]}\n'
 
 
 def main():

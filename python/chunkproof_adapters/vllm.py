@@ -3,7 +3,8 @@
 (and `plan_mla_context_chunks` under it) and, for a case sized from max_model_len/max_num_seqs,
 its `MLACommonMetadataBuilder.determine_chunked_prefill_workspace_size` with
 `align_mla_chunked_context_workspace_size`; the ChunkedContextMetadata it returns is converted
-into a chunkproof.plan/3 object (docs/live.md lists which field comes from where).
+into a chunkproof.plan/4 object (docs/live.md lists which field comes from where). Versions
+pcp-*: the rows of vLLM's PCPManager, each rank planned by the same builder (vllm_pcp.py).
 
     python3 -m chunkproof_adapters.vllm [--src PATH]
 
@@ -23,7 +24,7 @@ import os
 import sys
 import types
 
-from . import protocol, schema, vllm_indexer
+from . import protocol, schema, vllm_indexer, vllm_pcp
 
 MODULE = "vllm/model_executor/layers/attention/mla_attention.py"
 UTILS = "vllm/v1/attention/backends/utils.py"
@@ -46,9 +47,10 @@ class Engine:
     `*_missing` says why (a request for it exits 4 with that message)."""
 
     def __init__(self, torch, build, sizing, local_seq_lens, origin, indexer=None, indexer_missing=None,
-                 packed_missing=None):
+                 packed_missing=None, pcp=None, pcp_missing="no PCPManager loaded"):
         self.torch, self.build, self.sizing, self.local_seq_lens, self.origin = torch, build, sizing, local_seq_lens, origin
         self.indexer, self.indexer_missing, self.packed_missing = indexer, indexer_missing, packed_missing
+        self.pcp, self.pcp_missing = pcp, pcp_missing  # vllm_pcp.Pcp: the PCP rows (pcp-* versions)
 
 
 def from_source(src):
@@ -83,9 +85,14 @@ def from_source(src):
         protocol.cannot_run(f"{packed_missing}; and {indexer_missing}")
     if got is None:
         return Engine(torch, None, None, None, f"--src {src} (indexer only)", indexer, indexer_missing, packed_missing)
+    pcp, pcp_missing = None, None
+    try:
+        pcp = vllm_pcp.load(loader, src, os.path.join(src, UTILS), dict(provided, cdiv=got["cdiv"]))
+    except loader.Missing as e:
+        pcp_missing = f"{e} under --src {src} (expected vLLM's MRV2 PCPManager, #46570 or later)"
     return Engine(torch, got["build_mla_chunked_context_metadata"], got["determine_chunked_prefill_workspace_size"],
                   got["get_dcp_local_seq_lens"], f"--src {src} (shimmed: {', '.join(got.placeholders)})",
-                  indexer, indexer_missing)
+                  indexer, indexer_missing, pcp=pcp, pcp_missing=pcp_missing)
 
 
 def from_installed():
@@ -179,6 +186,17 @@ def call_build(engine, request, workspace):
     return engine.build(**{k: v for k, v in args.items() if k in accepted}), ctx
 
 
+def plan_packed(engine, request, workspace):
+    """vLLM's builder over the request's batch -> (plan object, ChunkedContextMetadata or None)."""
+    world = request["dcp"]
+    metadata, ctx = call_build(engine, request, workspace)
+    local = None
+    if world > 1:
+        torch = engine.torch
+        local = to_list(engine.local_seq_lens(torch.tensor(ctx, dtype=torch.int32), world, None, request["interleave"]))
+    return convert(request, metadata, workspace, local), metadata
+
+
 def plan(engine, request):
     if request["version"].startswith("indexer-"):  # the sparse indexer chunker (vllm_indexer.py)
         if engine.indexer is None:
@@ -186,6 +204,8 @@ def plan(engine, request):
         return vllm_indexer.plan(engine.indexer, request)
     if engine.build is None:
         protocol.cannot_run(engine.packed_missing)
+    if request["version"].startswith("pcp-") and engine.pcp is None:
+        protocol.cannot_run(engine.pcp_missing)
     if request["workspace"] is not None:
         workspace = request["workspace"]
     else:
@@ -194,12 +214,9 @@ def plan(engine, request):
     if world > 1:
         # MLACommonMetadataBuilder.__init__ asserts this before allocating the workspace.
         assert workspace % world == 0, "chunked_prefill_workspace_size % dcp_world_size == 0"
-    metadata, ctx = call_build(engine, request, workspace)
-    local = None
-    if world > 1:
-        torch = engine.torch
-        local = to_list(engine.local_seq_lens(torch.tensor(ctx, dtype=torch.int32), world, None, request["interleave"]))
-    return convert(request, metadata, workspace, local)
+    if request["version"].startswith("pcp-"):  # PCP rows, each rank's v6 plan over them (vllm_pcp.py)
+        return vllm_pcp.plan(engine, request, lambda sub, ws: plan_packed(engine, sub, ws), workspace)
+    return plan_packed(engine, request, workspace)[0]
 
 
 def main(argv=None):
@@ -210,6 +227,9 @@ def main(argv=None):
     engine = from_source(a.src) if a.src else from_installed()
     print(f"chunkproof vllm adapter: {engine.origin}; checked against {', '.join(c[:12] for c in CHECKED_AGAINST)}",
           file=sys.stderr)
+    print("chunkproof vllm adapter: PCP rows " + (
+        f"(PCPManager); checked against {', '.join(vllm_pcp.CHECKED_AGAINST)}" if engine.pcp
+        else f"not available: {engine.pcp_missing}"), file=sys.stderr)
     print("chunkproof vllm adapter: sparse indexer " + (
         f"({engine.indexer.style} shape); checked against {', '.join(c[:12] for c in vllm_indexer.CHECKED_AGAINST)}"
         if engine.indexer else f"not available: {engine.indexer_missing}"), file=sys.stderr)

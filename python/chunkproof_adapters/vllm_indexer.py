@@ -2,7 +2,7 @@
 spec vllm-pcp-and-sparse.md §5): vLLM's OWN `split_indexer_prefill_chunks` cuts the prefill rows,
 and its own per-chunk builder (`build_prefill_chunk_metadata`, or before it the builder method
 `DeepseekV32IndexerMetadataBuilder.build_one_prefill_chunk`) builds each chunk's metadata; the
-adapter converts those DeepseekV32IndexerPrefillChunkMetadata objects into a chunkproof.plan/3.
+adapter converts those DeepseekV32IndexerPrefillChunkMetadata objects into a chunkproof.plan/4.
 
 The glue (the prefill half of `DeepseekV32IndexerMetadataBuilder.build`, a dozen lines, written
 out here because `build` needs a GPU for its decode buffers): the batch split (leading q <= 1
@@ -76,7 +76,7 @@ def to_list(x):
 
 
 def convert(request, workspace, built):
-    """[(req_slice, query_slice, metadata or None)] in vLLM's order -> chunkproof.plan/3.
+    """[(req_slice, query_slice, metadata or None)] in vLLM's order -> chunkproof.plan/4.
 
     Read from each DeepseekV32IndexerPrefillChunkMetadata: `cu_seq_lens` (the rows' compressed K
     lengths, one span [0, n) per request of the slice: the K gather), `token_start`/`token_end`

@@ -11,7 +11,7 @@ import textwrap
 import types
 import unittest
 
-from chunkproof_adapters import loader, protocol, schema, testplanner, vllm, vllm_indexer
+from chunkproof_adapters import loader, protocol, schema, testplanner, vllm, vllm_indexer, vllm_pcp
 
 try:
     import torch  # noqa: F401
@@ -132,6 +132,70 @@ class VllmConversion(unittest.TestCase):
                 cu_seq_lens=[0, 64])
         p = vllm.convert(request(ctx=[64, 0], q=[4, 4]), ns(chunks=[c0], empty_token_slices=[slice(4, 8)]), 128, None)
         self.assertEqual(p["empty_token_ranges"], [[4, 8]])
+
+
+def segment(req, start, stop):
+    """A RankSegment as vLLM 0a94d85a6 names its fields (pcp_manager.py)."""
+    return ns(global_batch_req_idx=req, global_batch_slice=slice(start, stop), rank_local_batch_slice=slice(0, 0))
+
+
+class VllmPcpConversion(unittest.TestCase):
+    """PCPManager's RankSegments -> the plan's pcp.ranks[] (vllm_pcp.py)."""
+
+    def test_rows_start_at_the_computed_tokens_plus_the_slice_offset(self):
+        # PB-2 (spec §1.9): q=[32,1], N=[100,20], P=2; query_start_loc [0,32,33]. Rank 0 keeps
+        # pieces 0 and 3 of request 0 and the decode; rank 1 has no segment: the dummy row.
+        rows = vllm_pcp.rows_from_segments([[segment(0, 0, 8), segment(0, 24, 32), segment(1, 32, 33)], []],
+                                           [100, 20], [0, 32, 33], [True, False])
+        self.assertEqual([(w["request"], w["start"], w["len"], w["prefilling"]) for w in rows[0]],
+                         [(0, 100, 8, True), (0, 124, 8, True), (1, 20, 1, False)])
+        self.assertEqual(rows[1], [{"request": 0, "start": 100, "len": 0, "prefilling": True}])
+
+    def test_the_default_is_prefilling_and_the_rank_request(self):
+        req = request(version="pcp-b", ctx=[100, 20, 0], q=[32, 1, 1], pcp=2, prefilling=[])
+        self.assertEqual(vllm_pcp.is_prefilling(req), [True, False, True])  # q <= 1 with context decodes
+        self.assertEqual(vllm_pcp.is_prefilling(dict(req, prefilling=[1, 1, 0])), [True, True, False])
+        rows = [{"request": 1, "start": 20, "len": 1, "prefilling": False},
+                {"request": 0, "start": 100, "len": 8, "prefilling": True}]
+        sub = vllm_pcp.rank_request(req, rows, 1)
+        self.assertEqual((sub["ctx"], sub["q"]), ([20, 100], [1, 8]))
+        self.assertEqual(schema.batch_split(sub), (1, [1]))  # the engine's split, not q <= 1
+
+    def test_a_ranks_summary_counts_local_rows_under_dcp(self):
+        plan = {"chunks": [{"num_context_tokens": 200, "num_local_context_tokens": 100},
+                           {"num_context_tokens": 50, "num_local_context_tokens": 26}]}
+        s = vllm_pcp.rank_summary([], 0, plan, object(), 16, dcp=True)
+        self.assertEqual((s["gathered"], s["context_path"], s["tokens"]), ([100, 26], True, 16))
+        self.assertEqual(vllm_pcp.rank_summary([], 0, {"chunks": []}, None, 0, dcp=False)["context_path"], False)
+
+    @unittest.skipUnless(HAVE_TORCH, "the manager stand-in returns numpy arrays like vLLM's")
+    def test_plan_is_the_selected_ranks_plan_with_every_ranks_rows(self):
+        import numpy as np
+        import torch
+
+        calls = []
+
+        class Manager:  # PCPManager's constructor and _build_batch_layout, with vLLM's names
+            def __init__(self, pcp_world_size, pcp_rank, device, dcp_world_size=1, cp_interleave=1):
+                self.pcp_world_size = pcp_world_size
+
+            def _build_batch_layout(self, num_scheduled_tokens, num_computed_tokens, is_prefilling, query_start_loc_np):
+                calls.append((num_scheduled_tokens.tolist(), num_computed_tokens.tolist(), is_prefilling.tolist(),
+                              query_start_loc_np.tolist()))
+                return [[segment(0, 0, 2), segment(0, 6, 8)], [segment(0, 2, 4), segment(0, 4, 6)]], [4, 4]
+
+        def split(md, decode_threshold, require_uniform, treat_short_extends_as_decodes):
+            self.assertEqual((decode_threshold, require_uniform, treat_short_extends_as_decodes), (1, True, False))
+            return 0, md.num_reqs, 0, md.num_actual_tokens
+
+        engine = ns(pcp=vllm_pcp.Pcp(torch, np, Manager, split))
+        packed = lambda sub, ws: ({"chunks": [{"num_context_tokens": sum(sub["ctx"])}], "ctx": sub["ctx"]}, object())
+        p = vllm_pcp.plan(engine, request(version="pcp-b", ctx=[100], q=[8], pcp=2, pcp_rank=1, tp=None), packed, 128)
+        self.assertEqual(calls, [([8], [100], [True], [0, 8])])
+        self.assertEqual(p["ctx"], [102, 104])  # rank 1's rows as its v6 requests
+        self.assertEqual((p["pcp"]["size"], p["pcp"]["rank"], p["pcp"]["tp"]), (2, 1, 1))
+        self.assertEqual([[w["start"] for w in r["rows"]] for r in p["pcp"]["ranks"]], [[100, 106], [102, 104]])
+        self.assertEqual([r["gathered"] for r in p["pcp"]["ranks"]], [[206], [206]])
 
 
 class VllmIndexerConversion(unittest.TestCase):

@@ -54,8 +54,10 @@ check map_through_the_planner 1 "diff: " "$CP" map --version v6-current --platfo
   --fix block=2 --fix workspace=64 --format table --planner-cmd "$TP"
 check fuzz_finds_the_bug 1 "live v6-current/cuda diff" "$CP" fuzz --planner-cmd "$TP" --version v6-current --platform cuda \
   --max-time 15 --minimize-time 2 --findings-dir "$WORK/fuzz" --no-status --seed 5
-check fuzz_libfuzzer_refused 2 "builtin" "$CP" fuzz --planner-cmd "$TP" --engine libfuzzer --max-time 1 \
-  --findings-dir "$WORK/fuzz2"
+# --engine libfuzzer runs live_planner_fuzz (tests/live/fuzz_live_replay.sh runs its replay build):
+# without its libFuzzer build this machine cannot run it (exit 4), naming the target.
+check fuzz_libfuzzer_needs_its_build 4 "no libFuzzer build of live_planner_fuzz" "$CP" fuzz --planner-cmd "$TP" \
+  --engine libfuzzer --max-time 1 --fuzzer-bin "$WORK/no-such-fuzzer" --findings-dir "$WORK/fuzz2"
 # audit --planner-cmd: the deployment's batch search through the planner; the bug is found with a
 # case line of the deployment and a replay command, the fixed planner is at best "not proved" (the
 # proof is of chunkproof's model), and --version must agree with --vllm.

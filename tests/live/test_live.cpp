@@ -9,8 +9,8 @@
 #include "live/client.h"
 #include "live/live.h"
 #include "live/plan_read.h"
-#include "reference/planner/families/pcp/family.h"
 #include "reference/mla/check.h"
+#include "reference/planner/families/pcp/family.h"
 #include "tools/chunkproof/report.h"
 
 namespace cp::live {
@@ -26,7 +26,7 @@ TEST(PlanRead, WhatPlanJsonWritesReadsBackToTheSamePlan) {
   int cases = 0;
   for (const VersionInfo& vi : all_versions())
     for (Platform p : {Platform::cuda, Platform::rocm})
-      for (std::uint64_t i = 0; i < 40 && vi.family != &pcp_family; ++i) {  // pcp: Plan::pcp is not in the schema
+      for (std::uint64_t i = 0; i < 40 && vi.family != &pcp_family; ++i) {  // pcp: no random pcp= (test below)
         const Case c = mla::random_case(vi.version, p, 5, i);
         Plan model;
         try {
@@ -83,6 +83,56 @@ void expect_schema_error(const std::string& text, const std::string& path, const
   } catch (const SchemaError& e) {
     EXPECT_EQ(e.path, path) << e.what();
   }
+}
+
+// chunkproof.plan/4's `pcp` (PCP rows): what plan --json writes reads back with every rank's
+// rows, the chunks index the selected rank's rows, and a row that differs is named by the diff.
+TEST(PlanRead, PcpRowsReadBackAndTheChunksIndexTheRanksRows) {
+  for (const char* line : {"version=pcp-b pcp=2 dcp=2 workspace=256 block=16 ctx=0,100,20 q=2,32,1",
+                           "version=pcp-a pcp=2 pcp_rank=1 workspace=64 block=16 ctx=100,8 q=8,1",
+                           "version=pcp-c pcp=4 pcp_rank=3 tp=2 dcp=8 workspace=512 block=64 ctx=0,512,70 q=32,32,5",
+                           "version=pcp-b pcp=2 workspace=64 block=64 ctx=0 q=1"}) {
+    const Case c = parse_case(line);
+    const Plan model = make_plan(c);
+    ASSERT_TRUE(model.pcp) << line;
+    const Json j = written(c);
+    ASSERT_TRUE(j.contains("pcp")) << line;
+    EXPECT_EQ(j["schema"], "chunkproof.plan/4");
+    const Plan back = plan_from_json(j, c, model);
+    EXPECT_EQ(diff_plans(model, back).total, 0u) << line;
+    ASSERT_TRUE(back.pcp);
+    for (std::size_t r = 0; r < model.pcp->ranks.size(); ++r) {
+      EXPECT_EQ(back.pcp->ranks[r].rows, model.pcp->ranks[r].rows) << line << " rank " << r;
+      EXPECT_EQ(back.pcp->ranks[r].gathered, model.pcp->ranks[r].gathered) << line << " rank " << r;
+    }
+    EXPECT_EQ(back.pcp->batch_ctx, model.pcp->batch_ctx) << line;
+  }
+  const Case c = parse_case("version=pcp-b pcp=2 dcp=2 workspace=256 block=16 ctx=0,100,20 q=2,32,1");
+  const Plan model = make_plan(c);
+  Json j = written(c);
+  j["pcp"]["ranks"][1]["rows"][1]["start"] = 109;
+  const PlanDiff d = diff_plans(model, plan_from_json(j, c, model));
+  ASSERT_FALSE(d.diffs.empty());
+  EXPECT_EQ(d.diffs.front().field, "pcp.ranks[1].rows[1].start");
+  EXPECT_EQ(generic_field(d.diffs.front().field), "pcp.ranks[].rows[].start");
+  // Rank 0 has 4 rows: a span of row 4 is no request of its batch, though the case has 3.
+  Json k = written(c);
+  k["chunks"][0]["requests"][0]["request"] = 4;
+  try {
+    plan_from_json(k, c, model);
+    ADD_FAILURE() << "row 4 accepted";
+  } catch (const SchemaError& e) {
+    EXPECT_EQ(e.path, "chunks[0].requests[0].request");
+    EXPECT_NE(std::string(e.what()).find("rank's rows"), std::string::npos) << e.what();
+  }
+  // Rows are the case's requests, within their tokens; `pcp` only where the family has rows.
+  expect_schema_error(R"({"schema":"chunkproof.plan/4","workspace":256,"chunks":[],"pcp":{"size":2,"rank":0,"tp":1,
+    "ranks":[{"rows":[{"request":3,"start":0,"len":1,"prefilling":true}]},{"rows":[]}]}})",
+                      "pcp.ranks[0].rows[0].request", c);
+  expect_schema_error(R"({"schema":"chunkproof.plan/4","workspace":256,"chunks":[],"pcp":{"size":4,"ranks":[]}})",
+                      "pcp.size", c);
+  expect_schema_error(R"({"schema":"chunkproof.plan/4","workspace":64,"chunks":[],"pcp":{}})", "pcp",
+                      parse_case("version=v6-current workspace=64 block=16 ctx=10 q=2"));
 }
 
 TEST(PlanRead, SchemaErrorsNameTheField) {

@@ -39,9 +39,11 @@ search, planner only, no coverage guidance, no sanitizers, for machines without 
 --stop-on: stop at the first finding whose tags contain all '&'-separated parts, e.g.
 'I-6&interleave>1' or 'max_context_chunk % dcp_world_size'.
 JSON (--json): report.json (chunkproof.fuzz-report/1, docs/json.md) on stdout at the end.
---planner-cmd CMD (docs/live.md): the built-in engine sends every case to an external planner and
-checks its plan; with --version V each plan is also diffed against chunkproof's model of V, every
-disagreement a finding with its case line. The campaign folder defaults to live-<versions>-<platform>.
+--planner-cmd CMD (docs/live.md): every case goes to an external planner and its plan is checked;
+with --version V each plan is also diffed against chunkproof's model of V, every disagreement a
+finding with its case line. The built-in engine by default; --engine libfuzzer runs
+live_planner_fuzz (the libFuzzer build; one persistent planner child per job, --jobs of them).
+The campaign folder defaults to live-<versions>-<platform>.
 
 exit: 0 no finding, 1 findings (see report.md), 2 usage, 3 nothing ran, 4 no libFuzzer build of
 the target on this machine.
@@ -93,9 +95,14 @@ int run(Args args) {
   add_live_options(app, live, false);  // --version is this command's list
   if (!parse(app, args)) return kExitOk;
   if (live.active()) {
-    if (app.count("--engine") && opt.engine != "builtin")
-      throw UsageError("--planner-cmd runs with --engine builtin (libFuzzer through a persistent child is not built)");
-    opt.engine = "builtin";
+    // The built-in engine unless --engine libfuzzer: then live_planner_fuzz, one persistent
+    // planner child per libFuzzer job (campaign/fuzz_live_planner.cpp).
+    if (!app.count("--engine")) opt.engine = "builtin";
+    if (opt.engine == "libfuzzer") {
+      if (app.count("--target") && opt.target != "planner")
+        throw UsageError("--planner-cmd fuzzes the planner (--target planner), not --target " + opt.target);
+      opt.target = "live_planner";
+    }
     opt.planner_cmd = live.planner_cmd;
     opt.planner_timeout = live.timeout;
     opt.planner_diff = !versions.empty();

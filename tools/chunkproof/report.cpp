@@ -36,7 +36,8 @@ std::string one_line_verdict(const Evaluation& ev) {
   }
   if (ev.outcome == Outcome::assert_fired) {
     const auto& a = *ev.first_assert();
-    return "assert fired: " + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") + ")";
+    return "assert fired: " + a.which + " (" + a.detail + (a.chunk >= 0 ? ", chunk " + std::to_string(a.chunk) : "") +
+           ")";
   }
   if (ev.outcome == Outcome::violation) {
     std::string s = "violation:";
@@ -76,8 +77,8 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
   else
     os << " (explicit)";
   os << "; allocated R=" << p.workspace_rows << " rows\n";
-  os << "batch     " << p.prefills.size() << " prefill(s), " << p.num_with_context << " with context, "
-     << p.num_decodes << " decode(s)\n";
+  os << "batch     " << p.prefills.size() << " prefill(s), " << p.num_with_context << " with context, " << p.num_decodes
+     << " decode(s)\n";
   for (const auto& n : p.notes) os << "note      " << n << "\n";
   const FamilyInfo& fam = *p.version_info().family;
   if (&fam != &packed_family && &fam != &floor_divide_family)
@@ -115,10 +116,11 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
         if (rows > max_rows && k == max_rows - 4) os << "  ...\n";
         ++k;
         if (!show) continue;
-        os << "  " << std::setw(5) << ci << "  " << std::setw(3) << e.request << "  " << std::setw(11) << e.start << "  "
-           << std::setw(11) << e.len;
-        if (dcp) os << "  " << std::setw(11) << e.local_start << "  " << std::setw(12) << e.padded_local_len << "  ["
-                    << join(e.kept) << "]";
+        os << "  " << std::setw(5) << ci << "  " << std::setw(3) << e.request << "  " << std::setw(11) << e.start
+           << "  " << std::setw(11) << e.len;
+        if (dcp)
+          os << "  " << std::setw(11) << e.local_start << "  " << std::setw(12) << e.padded_local_len << "  ["
+             << join(e.kept) << "]";
         if (&e == &ch.entries.front())
           os << "  requests [" << ch.request_start << "," << ch.request_end << ") tokens [" << ch.token_start << ","
              << ch.token_end << ")" << (ch.is_continuation ? " (continuation)" : "");
@@ -135,7 +137,8 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
     if (p.chunks.size() > 16) os << " ...";
     os << "\n";
   }
-  if (p.prefill_tokens_with_context) os << "merge     prefill_tokens_with_context=" << *p.prefill_tokens_with_context << "\n";
+  if (p.prefill_tokens_with_context)
+    os << "merge     prefill_tokens_with_context=" << *p.prefill_tokens_with_context << "\n";
   if (!p.asserts.empty()) {
     os << "asserts   " << p.asserts.size() << " assert(s) of " << name(c.version)
        << (c.asserts ? " fire:" : " would fire (asserts=off: the run continues silently):") << "\n";
@@ -166,6 +169,23 @@ void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_row
 // "none" (-1 in the structs) is null in JSON (chunkproof.plan/3).
 Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
 
+// Plan::pcp (families/pcp/rows.h): every rank's rows and what its v6 plan over them does.
+Json pcp_json(const PcpLayout& L) {
+  Json j{{"size", L.size}, {"rank", L.rank}, {"tp", L.tp}, {"ranks", Json::array()}};
+  for (const auto& rk : L.ranks) {
+    Json rows = Json::array();
+    for (const auto& w : rk.rows)
+      rows.push_back(Json{{"request", w.request}, {"start", w.start}, {"len", w.len}, {"prefilling", w.prefilling}});
+    j["ranks"].push_back(Json{{"rows", std::move(rows)},
+                              {"num_decodes", rk.num_decodes},
+                              {"context_path", rk.context_path},
+                              {"plan_built", rk.built},
+                              {"gathered", rk.gathered},
+                              {"tokens", rk.tokens}});
+  }
+  return j;
+}
+
 Json plan_json(const Evaluation& ev) {
   const Case& c = ev.c;
   const Plan& p = ev.plan;
@@ -192,8 +212,11 @@ Json plan_json(const Evaluation& ev) {
   j["outcome"] = outcome;
   j["asserts"] = Json::array();
   for (const auto& a : p.asserts)
-    j["asserts"].push_back(Json{{"stage", a.stage}, {"which", a.which}, {"detail", a.detail}, {"chunk", index_or_null(a.chunk)},
-                                     {"kind", a.kind == FailureKind::crash ? "crash" : "assert"}});
+    j["asserts"].push_back(Json{{"stage", a.stage},
+                                {"which", a.which},
+                                {"detail", a.detail},
+                                {"chunk", index_or_null(a.chunk)},
+                                {"kind", a.kind == FailureKind::crash ? "crash" : "assert"}});
   j["num_decodes"] = p.num_decodes;
   j["prefills"] = p.prefills;
   j["num_prefills_with_context"] = p.num_with_context;
@@ -210,12 +233,9 @@ Json plan_json(const Evaluation& ev) {
   }
   j["chunks"] = Json::array();
   for (const auto& ch : p.chunks) {
-    Json cj{{"request_start", ch.request_start},
-            {"request_end", ch.request_end},
-            {"token_start", ch.token_start},
-            {"token_end", ch.token_end},
-            {"is_continuation", ch.is_continuation},
-            {"num_context_tokens", ch.total_tokens()},
+    Json cj{{"request_start", ch.request_start},     {"request_end", ch.request_end},
+            {"token_start", ch.token_start},         {"token_end", ch.token_end},
+            {"is_continuation", ch.is_continuation}, {"num_context_tokens", ch.total_tokens()},
             {"cu_seq_lens", ch.cu_seq_lens}};
     if (c.dcp > 1) {
       cj["num_local_context_tokens"] = ch.local_tokens();
@@ -236,6 +256,7 @@ Json plan_json(const Evaluation& ev) {
   if (p.prefill_tokens_with_context) j["prefill_tokens_with_context"] = *p.prefill_tokens_with_context;
   j["empty_token_ranges"] = Json::array();
   for (auto [a, b] : p.empty_token_ranges) j["empty_token_ranges"].push_back(Json::array({a, b}));
+  if (p.pcp) j["pcp"] = pcp_json(*p.pcp);
   j["invariants"] = Json::array();
   for (const auto& r : ev.results) {
     Json ij{{"id", info(r.id).tag},

@@ -6,13 +6,15 @@
 #include <string>
 
 #include "invariants/catalogue.h"
+#include "live/protocol.h"
 #include "tools/chunkproof/json.h"
 
 namespace cp::cli {
 
 void print_plan_text(std::ostream& os, const Evaluation& ev, std::size_t max_rows = 40);
-// schema chunkproof.plan/3 (docs/plan-json.md; /3: null, not -1, for "none")
-inline constexpr const char* kPlanSchema = "chunkproof.plan/3";
+// schema chunkproof.plan/4 (docs/plan-json.md; /3: null, not -1, for "none"; /4: `pcp`, the PCP
+// family's rows): the protocol's constant, one for both directions.
+using live::kPlanSchema;
 Json plan_json(const Evaluation& ev);
 // One line: "assert fired: <which> (<detail>)" / "violation: I-6 ..." / "ok".
 std::string one_line_verdict(const Evaluation& ev);
