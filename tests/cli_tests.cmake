@@ -161,6 +161,12 @@ if(TARGET chunkproof_smt)
   cli_test_z(prove_prints_before_saving 1 "COUNTEREXAMPLE.*reproduce: .*saved: "
              prove --version v1-dcp --platform rocm --invariant I-1 --no-cache --save-regression ${CLI_WORK}/saved)
   cli_test(prove_timeout_alias 0 "PROVED" prove --version v6-current ${P1} --timeout 30 --threads 1)
+  # Issue 24 item 4: prove's progress line counts the cases (smt::count_cases) with an estimate; on
+  # a pipe (--progress) the first line at once (the --max-time cap: "at most ... left"), the last
+  # at 100%, and one line per case beside them.
+  cli_test_z(prove_progress 0 "prove: 0/([0-9]+) cases \\(0%\\), [0-9.]+ s, at most 9 min [0-9]+ s left.*v6-current/cuda I-2 .*prove: \\1/\\1 cases \\(100%\\)"
+             prove --progress --max-time 600 --version v6-current --platform cuda --invariant I-1,I-2 --no-cache)
+  cli_test(prove_no_progress_on_pipes 0 "!prove: [0-9]+/" prove --version v6-current ${P1})
   # Issue 24: --max-time is the whole command's budget (the full v6 table takes ~40 s without a
   # cache): the rows not finished are UNKNOWN, exit 3, and the line says why.
   cli_test(prove_max_time_is_the_whole_budget 3 "--max-time reached after .* row\\(s\\) not run"

@@ -359,6 +359,8 @@ class RowTable {
 
 }  // namespace
 
+int count_cases(const ProveOptions& opts) { return static_cast<int>(RowTable(opts).tasks().size()); }
+
 std::vector<ProveResult> prove(const ProveOptions& opts) {
   RowTable table(opts);
   const int jobs = std::max(1, std::min<int>(opts.jobs, static_cast<int>(table.tasks().size())));

@@ -108,6 +108,9 @@ bool applicable(Version v, InvariantId id, std::string* why = nullptr);
 // The rows. A SIGINT/SIGTERM under a cp::proc::InterruptGuard (reference/proc/interrupt.h)
 // stops the workers: the rows come back with what was decided, cases_not_run counting the rest.
 std::vector<ProveResult> prove(const ProveOptions& opts);
+// The split cases prove() would run for `opts` (its progress total; a row with a counterexample
+// skips the rest of its cases, so a run may end below it).
+int count_cases(const ProveOptions& opts);
 
 // Test hook: from now on the solver terms spell the rounding formulas of reference/arith/ops.h
 // as `s` says (equivalent forms; the planner's cp::Int keeps its own), in this process and the

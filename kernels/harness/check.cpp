@@ -18,6 +18,7 @@
 #include "kernels/multi/multi_rank.h"
 #include "kernels/runtime.h"
 #include "reference/mla/math/all.h"
+#include "reference/proc/interrupt.h"
 
 namespace cp::gpu {
 
@@ -117,6 +118,7 @@ CheckOutcome check_one(const Case& c, bool poison_twice, int sample_heads, bool 
   co.movement = movement;
   co.sample_heads = sample_heads;
   co.threads = sample_heads > 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
+  co.stop = [] { return proc::interrupted(); };  // Ctrl-C: throws mla::CheckStopped (tools/chunkproof/gpu_cases.h)
   const auto cpu_t0 = std::chrono::steady_clock::now();
   const mla::CheckResult cpu = mla::run_check(c, co);
   const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_t0).count();

@@ -38,6 +38,7 @@ std::string progress_text(std::int64_t done, std::int64_t total, const std::stri
   const bool counted = total > 0 && done > 0 && done < total;
   const double by_rate = counted ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0;
   const double by_budget = std::max(0.0, budget - elapsed);
+  if (total > 0 && done >= total) return o.str();  // finished: nothing is left to estimate
   if (counted && (budget <= 0 || by_rate < by_budget))
     o << ", about " << secs_text(by_rate) << " left";
   else if (budget > 0)

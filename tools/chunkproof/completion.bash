@@ -42,7 +42,7 @@ _chunkproof() {
     check) opts="--case --cases --path --json --jobs --threads --random --version --platform --seed --max-time
                  --progress --device --quiet --max-memory --summary --help";;
     prove) opts="--version --platform --invariant --domain --pin --jobs --threads --max-time --timeout --rlimit --seed
-                 --emit-smt2 --emit-only --cache --no-cache --save-regression --json --help";;
+                 --emit-smt2 --emit-only --cache --no-cache --save-regression --json --progress --help";;
     fuzz) opts="--version --platform --target --max-time --jobs --threads --corpus-dir --findings-dir --fuzzer-bin
                 --engine --expect-correct --stop-on --differential --seed --minimize-time --no-status --json --help";;
     bench) opts="--case --cases --deepseek --jobs --threads --repeat --device --json --max-memory --help";;

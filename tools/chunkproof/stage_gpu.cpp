@@ -4,6 +4,7 @@
 // exits 4. The kernels' entry layer (kernels/harness/) knows nothing of the CLI.
 #include "tools/chunkproof/cli.h"
 #include "tools/chunkproof/demo.h"
+#include "tools/chunkproof/gpu_cases.h"
 
 #if defined(CHUNKPROOF_HAVE_GPU)
 #include <algorithm>
@@ -62,44 +63,14 @@ int check_gpu(const GpuCheckOptions& o) {
   if (o.cases.empty()) throw UsageError("check --device gpu: give --case, --cases or --random N");
   const gpu::DeviceInfo dev = require_gpu("check");
   if (o.fast) require_fast_mode();
-  if (!o.json) std::cout << "device: " << dev.name << " (" << dev.arch << ", " << dev.backend << ")\n";
-  int bad = 0, identical = 0, differing = 0, asserts = 0;
-  Json results = Json::array();
-  for (std::size_t i = 0; i < o.cases.size(); ++i) {
-    const gpu::CheckOutcome r = gpu::check_one(o.cases[i], i < 50, o.sample_heads, o.fast);
-    if (!r.agree) ++bad;
-    if (r.line.rfind("assert", 0) == 0)
-      ++asserts;
-    else if (r.line.find("chunked == unchunked") != std::string::npos)
-      ++identical;
-    else
-      ++differing;
-    if (o.json) {
-      if (!r.agree || !o.quiet || o.cases.size() == 1)
-        results.push_back(Json{{"case", print_case(o.cases[i])}, {"agree", r.agree}, {"detail", r.line}});
-    } else if (!r.agree || !o.quiet || o.cases.size() == 1) {
-      std::cout << (r.agree ? "ok   " : "FAIL ") << r.line << "\n     case: " << print_case(o.cases[i]) << "\n";
-    }
-  }
-  const int rc = bad ? kExitFinding : kExitOk;
-  if (o.json) {
-    print_json(std::cout, Json{{"schema", "chunkproof.check-gpu/1"},
-                               {"device", dev.name},
-                               {"arch", dev.arch},
-                               {"backend", dev.backend},
-                               {"cases", o.cases.size()},
-                               {"identical", identical},
-                               {"differing", differing},
-                               {"asserts", asserts},
-                               {"disagreements", bad},
-                               {"exit_code", rc},
-                               {"results", results}});
-    return rc;
-  }
-  std::cout << "gpu check: " << o.cases.size() << " cases, " << identical << " chunked == unchunked, " << differing
-            << " differ (as on the CPU when agreeing), " << asserts << " assert, " << bad
-            << " disagreements with the CPU\n";
-  return rc;
+  // The loop, the report and the interrupt poll are host code (gpu_cases.cpp, tested without a GPU).
+  return run_gpu_cases(
+      o, {dev.name, dev.arch, dev.backend},
+      [&](const Case& c, std::size_t i) {
+        const gpu::CheckOutcome r = gpu::check_one(c, i < 50, o.sample_heads, o.fast);
+        return GpuCaseOutcome{r.agree, r.line};
+      },
+      std::cout);
 }
 
 constexpr const char* kBenchDescription =
