@@ -241,6 +241,7 @@ PcpRank read_pcp_rank(const Reader& r, const Case& c, const PcpRank& dflt) {
     const Json& pf = w.need("prefilling");
     if (!pf.is_boolean()) throw SchemaError(w.at("prefilling"), "not a boolean");
     row.prefilling = pf.get<bool>();
+    row.replicated = w.boolean_or("replicated", false);  // absent: inferred by read_pcp
     rk.rows.push_back(row);
   }
   rk.num_decodes = static_cast<int>(r.integer_or("num_decodes", dflt.num_decodes, 0));
@@ -251,6 +252,23 @@ PcpRank read_pcp_rank(const Reader& r, const Case& c, const PcpRank& dflt) {
   if (const Json* g = r.find("gathered")) rk.gathered = r.ints(*g, r.at("gathered"), 0);
   rk.tokens = r.integer_or("tokens", dflt.tokens, 0);
   return rk;
+}
+
+// A row sent without "replicated" (an engine's own rows carry no such flag) is replicated when the
+// same row (request, start, len) is on every rank: a decode, or PCP-C's unsplit short prefill.
+void infer_replicated(const Json& ranks, PcpLayout& L) {
+  const auto on_rank = [](const PcpRank& rk, const PcpRow& w) {
+    for (const PcpRow& x : rk.rows)
+      if (x.request == w.request && x.start == w.start && x.len == w.len) return true;
+    return false;
+  };
+  for (std::size_t i = 0; i < L.ranks.size(); ++i)
+    for (std::size_t j = 0; j < L.ranks[i].rows.size(); ++j) {
+      if (ranks[i]["rows"][j].contains("replicated")) continue;
+      PcpRow& w = L.ranks[i].rows[j];
+      w.replicated = L.ranks.size() > 1;
+      for (const PcpRank& rk : L.ranks) w.replicated = w.replicated && on_rank(rk, w);
+    }
 }
 
 void read_pcp(const Reader& r, const Case& c, Plan& p) {
@@ -273,6 +291,7 @@ void read_pcp(const Reader& r, const Case& c, Plan& p) {
     if (!ranks[i].is_object()) throw SchemaError(pr.index("ranks", i), "not an object");
     L.ranks[i] = read_pcp_rank(Reader{ranks[i], pr.index("ranks", i)}, c, L.ranks[i]);
   }
+  infer_replicated(ranks, L);
   L.batch_ctx.clear();
   L.batch_q.clear();
   for (const auto& w : L.ranks[static_cast<std::size_t>(L.rank)].rows) {

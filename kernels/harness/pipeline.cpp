@@ -835,8 +835,9 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
         "the GPU pipeline runs a pcp plan over its PCP rank's rows (mla::pcp_rank_views: check --device gpu does), "
         "not over the global case");
   if (plan.local_attention)  // the CPU folds each rank's chunk partials first (mla_pcp.py's order)
-    throw std::invalid_argument("the GPU pipeline does not run the local-shard family's merge order (each rank folds "
-                                "its chunk partials, then one cross-rank combine): run it with check --device cpu");
+    throw std::invalid_argument(
+        "the GPU pipeline does not run the local-shard family's merge order (each rank folds "
+        "its chunk partials, then one cross-rank combine): run it with check --device cpu");
   PipelineResult res;
   Timer total;
   total.start();

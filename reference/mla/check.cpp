@@ -863,6 +863,10 @@ void run_pcp_check(const Case& c, const CheckOptions& opts, CheckResult& res) {
 std::vector<PcpRankView> pcp_rank_views(const Case& c, const Inputs& global) {
   const Plan first = make_plan(c);
   if (!first.pcp) throw std::logic_error("pcp_rank_views: not a pcp plan");
+  if (c.ctx_reuse)  // merged rows attend a shared and a tail chunk: not a row of the manager
+    throw std::invalid_argument(
+        "the numerics run a pcp plan's rows as the manager made them; ctx_reuse=on merges rows (#57668): checked by "
+        "the invariants (CR-1..CR-6, I-3, I-13), its numerics (R-5) argued in docs/plan.md, not run");
   const std::size_t per = static_cast<std::size_t>(global.s.N) * global.s.qk();
   std::vector<PcpRankView> out;
   for (std::int64_t r = 0; r < first.pcp->size; ++r) {

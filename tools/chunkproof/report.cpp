@@ -175,7 +175,11 @@ Json pcp_json(const PcpLayout& L) {
   for (const auto& rk : L.ranks) {
     Json rows = Json::array();
     for (const auto& w : rk.rows)
-      rows.push_back(Json{{"request", w.request}, {"start", w.start}, {"len", w.len}, {"prefilling", w.prefilling}});
+      rows.push_back(Json{{"request", w.request},
+                          {"start", w.start},
+                          {"len", w.len},
+                          {"prefilling", w.prefilling},
+                          {"replicated", w.replicated}});
     j["ranks"].push_back(Json{{"rows", std::move(rows)},
                               {"num_decodes", rk.num_decodes},
                               {"context_path", rk.context_path},
