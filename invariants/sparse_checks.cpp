@@ -86,7 +86,9 @@ InvariantResult check_E5(const Batch& b, const Plan& p) {
   for (const auto& ch : p.chunks) spans.emplace_back(ch.token_start, ch.token_end);
   std::sort(spans.begin(), spans.end());
   std::int64_t next = 0;
-  for (const auto& [a, e] : spans) {
+  for (const auto& span : spans) {
+    const std::int64_t a = span.first, e = span.second;  // not a structured binding: clang 14 (the fuzz
+                                                         // preset's compiler) cannot capture one
     if (a != next)
       s.add([&] {
         return Violation{.expected = "next sub-slice starts at token " + str(next),
