@@ -9,7 +9,8 @@ which short requests have no K rows at all (dropped chunks, E-5).
 """
 
 import random
-import sys
+
+from case_stream import stream_cases
 
 
 def case(rng, version):
@@ -39,15 +40,5 @@ def case(rng, version):
     return " ".join(keys) + f" ctx={','.join(map(str, ctx))} q={','.join(map(str, q))}"
 
 
-def main():
-    version = sys.argv[1]
-    rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
-    try:
-        while True:
-            print(case(rng, version), flush=False)
-    except BrokenPipeError:
-        pass
-
-
 if __name__ == "__main__":
-    main()
+    stream_cases(case)

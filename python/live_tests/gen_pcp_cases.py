@@ -10,7 +10,8 @@ prefill), and workspaces small enough that the rows' contexts take several chunk
 
 import math
 import random
-import sys
+
+from case_stream import stream_cases
 
 
 def case(rng, version):
@@ -44,15 +45,5 @@ def case(rng, version):
     return " ".join(keys) + f" ctx={','.join(map(str, ctx))} q={','.join(map(str, q))}"
 
 
-def main():
-    version = sys.argv[1]
-    rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
-    try:
-        while True:
-            print(case(rng, version), flush=False)
-    except BrokenPipeError:
-        pass
-
-
 if __name__ == "__main__":
-    main()
+    stream_cases(case)
