@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "reference/planner/families/local_shard/family.h"
+#include "reference/planner/families/pcp/family.h"
 #include "reference/planner/families/vllm/movement.h"
 #include "reference/planner/planner_internal.h"
 
@@ -98,24 +99,11 @@ void plan_rank_local(const Case& c, Plan& plan) {
   pc.mla_pcp_path.reset();
   PcpLayout L = std::move(*make_plan(pc).pcp);
   thread_local Case rc;
-  thread_local Plan other;
-  for (int r = 0; r < static_cast<int>(L.ranks.size()); ++r) {
-    if (r == L.rank) continue;
-    other = Plan{};
-    other.version = plan.version, other.platform = plan.platform, other.builder = plan.builder;
-    other.block = plan.block, other.dcp = plan.dcp, other.interleave = plan.interleave;
-    other.virtual_block = plan.virtual_block, other.merge = plan.merge, other.gather = plan.gather;
-    other.workspace = plan.workspace, other.workspace_rows = plan.workspace_rows;
-    PcpRank& rk = L.ranks[static_cast<std::size_t>(r)];
+  plan_other_pcp_ranks(L, plan, [&](PcpRank& rk, Plan& other) {
     rows_case(c, rk, rc);
     plan_requests(rc, other, rk.num_decodes);
     summarise(other, rk);
-    for (auto& a : other.asserts) {  // an assert on any rank stops every rank
-      if (plan_text()) a.detail = "pcp rank " + std::to_string(r) + ": " + a.detail;
-      plan.asserts.push_back(std::move(a));
-    }
-    for (auto& ch : other.chunks) return_chunk(std::move(ch));
-  }
+  });
   PcpRank& mine = L.ranks[static_cast<std::size_t>(L.rank)];
   rows_case(c, mine, rc);
   plan_requests(rc, plan, mine.num_decodes);

@@ -3,6 +3,7 @@
 // (layout.cpp), callable on rows given by hand as vLLM's own tests do.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -13,6 +14,13 @@
 
 namespace cp {
 extern const FamilyInfo pcp_family;
+struct Plan;
+
+// Every PCP rank but L.rank planned by plan_one(rank, plan): each into a scratch plan with
+// `plan`'s geometry, workspace and planner flags. An assert on any rank stops every rank, so
+// theirs join `plan`'s (prefixed "pcp rank r: "); their chunks go back to the pool. Shared by the
+// families whose plans are one rank's of a PCP group (pcp, local-shard with pcp_rows).
+void plan_other_pcp_ranks(PcpLayout& L, Plan& plan, const std::function<void(PcpRank&, Plan&)>& plan_one);
 
 // The step's all-gathered token layout for every rank's rows (§1.5; vLLM 0036d38d
 // PCPManager._build_batch_layout): global tokens in query_start_loc order of the global batch

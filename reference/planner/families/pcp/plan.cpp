@@ -43,23 +43,15 @@ void generate_rows(const Case& c, const PcpRules& rules, Int P, Int r, std::vect
   }
 }
 
-// §1.3: the manager's order of a rank's rows, and the dummy row of an empty rank.
+// §1.3: the manager's order of a rank's rows, and the dummy row of an empty rank. One stable sort
+// by the prover's key (steps::pcp_order_class, P-9), then request, then start: PCP-A's sort_key
+// tuple; PCP-B/C's stable partitions keep the generation order, which is (request, start) already.
 void order_rows(const Case& c, PcpOrder order, std::vector<PcpRow>& rows) {
-  const auto pure = [](const PcpRow& w) { return w.prefilling && w.start == 0; };
-  switch (order) {
-    case PcpOrder::sort_key:
-      std::stable_sort(rows.begin(), rows.end(), [&](const PcpRow& a, const PcpRow& b) {
-        const auto key = [&](const PcpRow& w) { return std::tuple(w.prefilling, pure(w), w.request, w.start); };
-        return key(a) < key(b);
-      });
-      break;
-    case PcpOrder::pure_prefill_last:
-      std::stable_partition(rows.begin(), rows.end(), [&](const PcpRow& w) { return !pure(w); });
-      break;
-    case PcpOrder::decodes_first:
-      std::stable_partition(rows.begin(), rows.end(), [](const PcpRow& w) { return !w.prefilling; });
-      break;
-  }
+  const auto key = [order](const PcpRow& w) {
+    const Int pure = w.prefilling && w.start == 0 ? 1 : 0;
+    return std::tuple(steps::pcp_order_class(order, Int(w.prefilling ? 1 : 0), pure).get(), w.request, w.start);
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const PcpRow& a, const PcpRow& b) { return key(a) < key(b); });
   // PCP-A/B emit (0, N_0, 0) on a rank with no rows; PCP-C is taken to keep it (its code was not found).
   if (rows.empty()) rows.push_back({0, c.ctx[0], 0, is_prefilling(c, 0)});
 }
@@ -191,23 +183,11 @@ void plan_pcp(const Case& c, Plan& plan) {
   layout_ranks(c, rules, L, plan);
   plan.packed = true;  // each rank's plan is v6-current's (packed planner, empty-range merge)
   thread_local Case rc;
-  thread_local Plan other;
   thread_local std::vector<std::int64_t> lead_ctx, lead_q;
-  for (int r = 0; r < static_cast<int>(L.ranks.size()); ++r) {
-    if (r == L.rank) continue;
-    other = Plan{};
-    other.version = plan.version, other.platform = plan.platform, other.builder = plan.builder;
-    other.block = plan.block, other.dcp = plan.dcp, other.interleave = plan.interleave;
-    other.virtual_block = plan.virtual_block, other.merge = plan.merge, other.gather = plan.gather;
-    other.workspace = plan.workspace, other.workspace_rows = plan.workspace_rows, other.packed = true;
-    plan_rank(c, L.ranks[static_cast<std::size_t>(r)], other, rc, lead_ctx, lead_q);
-    summarise(other, L.ranks[static_cast<std::size_t>(r)]);
-    for (auto& a : other.asserts) {  // an assert on any rank stops every rank
-      if (plan_text()) a.detail = "pcp rank " + std::to_string(r) + ": " + a.detail;
-      plan.asserts.push_back(std::move(a));
-    }
-    for (auto& ch : other.chunks) return_chunk(std::move(ch));
-  }
+  plan_other_pcp_ranks(L, plan, [&](PcpRank& rk, Plan& other) {
+    plan_rank(c, rk, other, rc, lead_ctx, lead_q);
+    summarise(other, rk);
+  });
   PcpRank& mine = L.ranks[static_cast<std::size_t>(L.rank)];
   plan_rank(c, mine, plan, rc, lead_ctx, lead_q);
   summarise(plan, mine);
@@ -233,6 +213,26 @@ void pcp_init(const Case& c, Plan& plan) { vllm_init(c, plan); }
 }  // namespace cp::detail
 
 #include "reference/planner/families/vllm/movement.h"
+
+namespace cp {
+void plan_other_pcp_ranks(PcpLayout& L, Plan& plan, const std::function<void(PcpRank&, Plan&)>& plan_one) {
+  thread_local Plan other;
+  for (int r = 0; r < static_cast<int>(L.ranks.size()); ++r) {
+    if (r == L.rank) continue;
+    other = Plan{};
+    other.version = plan.version, other.platform = plan.platform, other.builder = plan.builder;
+    other.block = plan.block, other.dcp = plan.dcp, other.interleave = plan.interleave;
+    other.virtual_block = plan.virtual_block, other.merge = plan.merge, other.gather = plan.gather;
+    other.workspace = plan.workspace, other.workspace_rows = plan.workspace_rows, other.packed = plan.packed;
+    plan_one(L.ranks[static_cast<std::size_t>(r)], other);
+    for (auto& a : other.asserts) {
+      if (plan_text()) a.detail = "pcp rank " + std::to_string(r) + ": " + a.detail;
+      plan.asserts.push_back(std::move(a));
+    }
+    for (auto& ch : other.chunks) detail::return_chunk(std::move(ch));
+  }
+}
+}  // namespace cp
 
 namespace cp {
 const FamilyInfo pcp_family{
