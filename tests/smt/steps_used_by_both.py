@@ -32,14 +32,11 @@ ALLOW_ONE_SIDE = {
     # vLLM's sparse indexer: ke - ks per query token. The plan keeps no per-token K ranges, so
     # the other side is check_E6 (invariants/sparse_checks.cpp), which calls the same step.
     "indexer_key_len": "prover + check_E6: the plan keeps no per-token K ranges (E-6)",
-    # PCP-A/B/C's row order as one sort key (P-9); the planner's order_rows (families/pcp/plan.cpp)
-    # sorts by the same rule with std::stable_sort / std::stable_partition.
     "pcp_max_local_reqs": "planner: P-8's buffer bound of the gathered layout (P-5..P-8 are not encoded)",
     "pcp_padded_reqs": "planner: PCP-A's request padding of the gathered layout (P-8; not encoded)",
     "reuse_rows_gathered": "planner: CR-6's saving of #57668's context reuse (CR- checks are not encoded)",
     "reuse_tail_len": "planner: #57668's tail chunk (ctx_reuse; CR- checks are not encoded)",
     "reuse_tail_start": "planner: #57668's tail chunk start (ctx_reuse; CR- checks are not encoded)",
-    "pcp_order_class": "prover: the manager's row order as a sort key (P-9); order_rows sorts by it",
 }
 
 

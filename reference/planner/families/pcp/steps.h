@@ -93,8 +93,8 @@ auto pcp_replicates(const N& q, const N& C) {
 // class of the row (sort_key: 2*prefilling + pure; pure_prefill_last: pure, the rows with
 // is_prefilling and start == 0; decodes_first: prefilling), then request, then start (a rank's
 // pieces r and C-1-r of a request are in ascending start, so this is the generation order the
-// stable partitions keep). prefilling, pure: 0 or 1. (order_rows in plan.cpp sorts by the same
-// rule with std::stable_sort / std::stable_partition; the prover reads it here: P-9.)
+// stable partitions keep). prefilling, pure: 0 or 1. (order_rows in plan.cpp sorts by it, the
+// prover encodes it: P-9.)
 template <class N>
 N pcp_order_class(PcpOrder o, const N& prefilling, const N& pure) {
   switch (o) {
