@@ -2,7 +2,8 @@
 # One GPU-machine call: build the CUDA backend, check (corpus regressions + random v6-current
 # cases: every output element GPU vs CPU and chunked vs unchunked, raw bits), compute-sanitizer
 # memcheck + racecheck on a representative DCP case, the PCP / local-attention / engine-merge
-# blocks (issue 25 item 5, issue 27 item 4), and `chunkproof bench --device gpu`
+# blocks (issue 25 item 5, issue 27 item 4), the local-shard family's random cases, corpus cases and
+# compute-sanitizer run (N_LOCAL random cases, default 500), and `chunkproof bench --device gpu`
 # (medians of 5 timed runs). Logs go to $OUT (or ./h200-out).
 #   usage: scripts/h200-run.sh [N_RANDOM] [all|bench|check]   (default 1000 all)
 set -uo pipefail
@@ -15,11 +16,13 @@ log() { echo "== $* ($(date +%T))"; }
   log "device"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
   nvcc --version | tail -1
-  log "build (CUDA, sm_90)"
+  # TESTS=ON (default): the tool and test_gpu from one build tree (one build instead of two).
+  TESTS=${TESTS:-ON}
+  log "build (CUDA, sm_90, tests $TESTS)"
   rm -rf build/h200x; BIN=build/h200x/chunkproof
   if cmake -S . -B build/h200x -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHUNKPROOF_GPU=CUDA -DCHUNKPROOF_GPU_ARCHS=90 \
-       -DCHUNKPROOF_BUILD_TESTS=OFF -DCHUNKPROOF_WITH_Z3=OFF ${FDP:+-DCHUNKPROOF_FDP_INCLUDE_DIR=$FDP} >"$OUT/build.log" 2>&1 &&
-     ninja -C build/h200x chunkproof >>"$OUT/build.log" 2>&1; then
+       -DCHUNKPROOF_BUILD_TESTS="$TESTS" -DCHUNKPROOF_WITH_Z3=OFF ${FDP:+-DCHUNKPROOF_FDP_INCLUDE_DIR=$FDP} >"$OUT/build.log" 2>&1 &&
+     ninja -C build/h200x chunkproof $([ "$TESTS" = ON ] && echo test_gpu) >>"$OUT/build.log" 2>&1; then
     echo "built $BIN"
   else
     tail -20 "$OUT/build.log"
@@ -48,11 +51,20 @@ log() { echo "== $* ($(date +%T))"; }
     grep -h '^version=pcp' corpus/regressions/pcp-*.case | while read -r line; do
       timeout 60 "$BIN" check --device gpu --case "$line" | grep -E '^(ok|FAIL)|case:'
     done
-    # A family emitting Exchange::local_attend (vLLM's PCP x DCP local shard: helper s9-local's), once
-    # merged: every version whose family name says local shard.
+    log "the local-shard family in mla_pcp.py's order (issue 25 item 5): every DCP rank folds its chunk partials, one cross-rank combine"
+    # Every version whose family name says local shard, both platforms; then its corpus cases (CB-1's
+    # NaN on ROCm's Triton merge, CB-2's rank without context) and compute-sanitizer on CB-1's shape.
     for v in $("$BIN" versions 2>/dev/null | awk '$2 ~ /local/ {print $1}'); do
-      timeout 120 "$BIN" check --device gpu --random 100 --version "$v" --platform cuda --seed 1 --quiet | tail -n 1
-      echo "$v rc=$?"
+      timeout 300 "$BIN" check --device gpu --random "${N_LOCAL:-500}" --version "$v" --seed 1 --quiet | tail -n 2
+      echo "$v rc=${PIPESTATUS[0]}"
+    done
+    grep -h '^version=' corpus/regressions/local-shard-*.case | while read -r line; do
+      timeout 120 "$BIN" check --device gpu --case "$line" | grep -E '^(ok|FAIL)|case:'
+    done
+    LS="version=pcp-local-shard platform=rocm workspace=512 block=16 dcp=2 pcp=2 ctx=700,1 q=4,4"
+    for tool in memcheck racecheck; do
+      timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$BIN" check --device gpu --case "$LS" | tail -2
+      echo "compute-sanitizer $tool (local shard) rc=${PIPESTATUS[0]}"
     done
     log "the engines' own merges, a context-free request on rocm (ATOM (0,-inf), SGLang suffix first, TRT-LLM op skip)"
     for line in "version=atom-current platform=rocm workspace=256 block=16 dcp=2 interleave=1 ctx=700,0 q=3,2" \
@@ -60,12 +72,14 @@ log() { echo "== $* ($(date +%T))"; }
                 "version=trtllm-current platform=rocm workspace=256 block=16 ctx=700,0 q=3,2"; do
       timeout 60 "$BIN" check --device gpu --case "$line" | grep -E '^(ok|FAIL)|case:'
     done
-    log "GpuCheck.* (the hand-built local_attend movement, right and padded; PCP; engines' merges): test_gpu"
-    if cmake -S . -B build/h200t -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHUNKPROOF_GPU=CUDA -DCHUNKPROOF_GPU_ARCHS=90 \
+    log "GpuCheck.* (the hand-built local_attend movement, right and padded; PCP; engines' merges; the local-shard family, CB-1's NaN pattern): test_gpu"
+    if [ "$TESTS" = ON ] || {
+       cmake -S . -B build/h200t -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHUNKPROOF_GPU=CUDA -DCHUNKPROOF_GPU_ARCHS=90 \
          -DCHUNKPROOF_BUILD_TESTS=ON -DCHUNKPROOF_WITH_Z3=OFF ${FDP:+-DCHUNKPROOF_FDP_INCLUDE_DIR=$FDP} >"$OUT/build-tests.log" 2>&1 &&
-       ninja -C build/h200t test_gpu >>"$OUT/build-tests.log" 2>&1; then
-      timeout 300 "$(find build/h200t -name test_gpu -type f | head -1)" --gtest_filter='GpuCheck.*' | tail -n 15
-      echo "test_gpu rc=$?"
+       ninja -C build/h200t test_gpu >>"$OUT/build-tests.log" 2>&1; }; then
+      timeout 300 "$(find build/h200x build/h200t -name test_gpu -type f 2>/dev/null | head -1)" --gtest_filter='GpuCheck.*:GpuRuntime.*:GpuExport.*' |
+        grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|^\[=+\]|Failure|case:' | tail -n 40
+      echo "test_gpu rc=${PIPESTATUS[0]}"
     else
       tail -5 "$OUT/build-tests.log"; echo "test_gpu not built (see build-tests.log)"
     fi

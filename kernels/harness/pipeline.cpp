@@ -86,6 +86,12 @@ struct Work {
   DeviceBuffer<float> part_out[2], part_lse[2];
   DeviceBuffer<std::uint16_t> suffix;                   // multi-rank: the new tokens' own KV rows
   std::vector<DeviceBuffer<float>> pend_out, pend_lse;  // MergeOrder::suffix_first: the chunk partials
+  // The local-shard family (Plan::local_attention, mla_pcp.py's order): [DCP rank] each rank's
+  // running partial over its own chunk partials (qn, part_out, part_lse, have_part used; the
+  // reference's ranks_). Multi-rank: only this rank's entry is folded. fold_rank: the DCP rank
+  // a shard entry folds (its merge digests are that rank's step), -1 for a request's own state.
+  std::vector<Work> shard;
+  int fold_rank = -1;
 };
 
 // The key pieces of one "chunk": a plan chunk, or one unchunked request.
@@ -237,6 +243,28 @@ void make_works(State& s) {
   }
 }
 
+// The local-shard family: every DCP rank's running partial of a work (multi-rank: this rank's
+// buffers only; the others fold on their own GPUs).
+void allocate_shards(State& s, Work& w) {
+  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+  w.shard.resize(static_cast<std::size_t>(s.W));
+  for (int r = 0; r < static_cast<int>(s.W); ++r) {
+    Work& f = w.shard[static_cast<std::size_t>(r)];
+    f.request = w.request;
+    f.qn = w.qn;
+    f.fold_rank = r;
+    if (s.comm && r != s.my_rank) continue;
+    for (int k = 0; k < 2; ++k) {
+      f.part_out[k] = DeviceBuffer<float>(th * static_cast<std::size_t>(s.Vd));
+      f.part_lse[k] = DeviceBuffer<float>(th);
+      if (s.o.poison) {
+        f.part_out[k].poison();
+        f.part_lse[k].poison();
+      }
+    }
+  }
+}
+
 // Every work's device buffers (scores store, max, exact sums, running partials), and the outputs.
 void allocate_works(State& s) {
   for (auto& w : s.works) {
@@ -261,6 +289,7 @@ void allocate_works(State& s) {
       w.part_out[f] = DeviceBuffer<float>(th * static_cast<std::size_t>(s.Vd));
       w.part_lse[f] = DeviceBuffer<float>(th);
     }
+    if (s.plan.local_attention && s.o.chunked && s.o.vllm) allocate_shards(s, w);
     if (s.comm) {  // the same rows the emulation gathers from the cache (in.fetch: same bits)
       std::vector<std::uint16_t> rows(static_cast<std::size_t>(w.qn) * s.R);
       for (int k = 0; k < w.qn; ++k) s.in.fetch(w.request, w.ctx + k, rows.data() + static_cast<std::size_t>(k) * s.R);
@@ -385,6 +414,27 @@ void reorg(State& s, const ChunkRef& cr, const ChunkMovement& mv, const DeviceBu
   s.digest(Step::reorg, -1, {{s.ws.data(), static_cast<std::size_t>(rows) * s.R * sizeof(std::uint16_t)}});
 }
 
+// The local-shard family's pieces of one entry (Plan::local_attention, mla_pcp.py's order): one
+// piece per DCP rank 0..W-1, in rank order, holding every span of that rank (attended_spans lists
+// them rank by rank), an empty piece for a rank without rows of the entry: the reference's
+// local_ranks_entry runs a partial for every rank, (0, -inf) for an empty shard. Multi-rank:
+// only this rank's piece (the others' fold on their own GPUs). Appends the copy segments.
+void shard_pieces(State& s, int work, int entry, const std::vector<AttendSpan>& spans, std::vector<CopySegment>& segs,
+                  std::int64_t& cursor, std::int64_t& maxc) {
+  for (int r = 0; r < static_cast<int>(s.W); ++r) {
+    if (s.comm && r != s.my_rank) continue;
+    const std::int64_t cu = cursor;
+    for (const AttendSpan& sp : spans) {
+      if (sp.rank != r) continue;
+      const std::int64_t n = sp.hi - sp.lo;
+      segs.push_back({sp.lo, cursor, n, 1});
+      maxc = std::max(maxc, n);
+      cursor += n;
+    }
+    s.pieces.push_back({work, cu, cursor - cu, entry, r, r + 1 == static_cast<int>(s.W), {}});
+  }
+}
+
 // Local attention (Exchange::local_attend, vLLM's PCP x DCP local shard): every rank gathers its
 // own rows and attends them; nothing is exchanged before attention. The workspace holds, entry by
 // entry and rank by rank, the rows each rank attends for the entry (attended_spans, in its order:
@@ -409,6 +459,10 @@ std::int64_t local_workspace(State& s, const ChunkRef& cr, const ChunkMovement& 
   for (std::size_t b = 0; b < ch.entries.size(); ++b) {
     const int work = s.work_of[static_cast<std::size_t>(ch.entries[b].request)];
     const std::vector<AttendSpan> spans = attended_spans(mv, ch, b, s.W);
+    if (s.plan.local_attention) {
+      shard_pieces(s, work, static_cast<int>(b), spans, segs, cursor, maxc);
+      continue;
+    }
     std::vector<int> holders;
     for (const AttendSpan& sp : spans)
       if (holders.empty() || holders.back() != sp.rank) holders.push_back(sp.rank);
@@ -532,6 +586,10 @@ void up_project(State& s, std::int64_t rows, bool key) {
   s.st.end();
 }
 
+// The rank a piece's digests belong to: the local-shard family's pieces are one DCP rank's steps
+// (multi-rank: only this rank's run here), every other piece's steps are every rank's (-1).
+int digest_rank(const State& s, const Piece& p) { return s.plan.local_attention ? p.rank : -1; }
+
 // scores of a piece into the work's store (context: at key0; causal suffix: its own store), and
 // the running global row max.
 void scores(State& s, Work& w, const Piece& p, bool causal) {
@@ -540,7 +598,7 @@ void scores(State& s, Work& w, const Piece& p, bool causal) {
                 causal, s.in.scale, causal ? w.suf_store.data() : w.store.data(), causal ? 0 : w.key0, w.mx_key.data());
   const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
   const float* sp = causal ? w.suf_store.data() : w.store.data() + static_cast<std::size_t>(w.key0) * th;
-  s.digest(Step::scores, -1, {{sp, static_cast<std::size_t>(p.n) * th * sizeof(float)}});
+  s.digest(Step::scores, digest_rank(s, p), {{sp, static_cast<std::size_t>(p.n) * th * sizeof(float)}});
   s.st.end();
 }
 
@@ -555,7 +613,7 @@ void accumulate(State& s, Work& w, const Piece& p, bool causal, DeviceBuffer<flo
     if (s.o.poison) s.scratch.poison();
     launch_exact_accumulate(store, key0, p.n, causal, w.qn, s.N, s.Vd, w.mx.data(), vp, s.scratch.data(), w.num.data(),
                             w.den.data());
-    s.digest(Step::accumulate, -1, {{w.num.data(), w.num.bytes()}, {w.den.data(), w.den.bytes()}});
+    s.digest(Step::accumulate, digest_rank(s, p), {{w.num.data(), w.num.bytes()}, {w.den.data(), w.den.bytes()}});
     s.st.end();
   }
   if (!s.o.vllm) return;
@@ -568,8 +626,9 @@ void accumulate(State& s, Work& w, const Piece& p, bool causal, DeviceBuffer<flo
     pl.poison();
   }
   launch_vllm_partial(store, key0, p.n, causal, w.qn, s.N, s.Vd, vp, po.data(), pl.data());
-  s.digest(Step::accumulate, -1, {{po.data(), po.bytes()}, {pl.data(), pl.bytes()}});
-  if (s.o.keep_partials && !causal && p.entry >= 0)
+  s.digest(Step::accumulate, digest_rank(s, p), {{po.data(), po.bytes()}, {pl.data(), pl.bytes()}});
+  // (The local-shard family's rank partials are not the reference's entry partials: none kept.)
+  if (s.o.keep_partials && !causal && p.entry >= 0 && !s.plan.local_attention)
     s.res.partials.push_back({s.cur_chunk, p.entry, w.request, w.qn, w.token0, po.get(), pl.get()});
   s.st.end();
 }
@@ -586,7 +645,7 @@ std::pair<DeviceBuffer<float>, DeviceBuffer<float>> merge_states(State& s, int f
   }
   launch_merge(f, w.qn, s.N, s.Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
                ml.data(), s.cm.rule[f]);
-  s.digest(Step::merge, -1, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
+  s.digest(Step::merge, w.fold_rank, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
   return {std::move(mo), std::move(ml)};
 }
 
@@ -770,6 +829,64 @@ void attend_rank_piece(State& s, const Pass& pass, Work& w, const Piece& p) {
   w.key0 += p.n;
 }
 
+// The local-shard family, one DCP rank's piece of an entry (reference/mla/check.cpp
+// local_ranks_entry): scores, the exact sums of its rows, and its vLLM-style partial folded into
+// that rank's own running partial (merge(): the first copied, later ones by the engine's merge,
+// in chunk order; an empty shard's (0, -inf) folded like any other). The ranks meet once, before
+// the final merge (combine_shards).
+void attend_shard_piece(State& s, const Pass& pass, Work& w, const Piece& p) {
+  if (pass.scores) scores(s, w, p, false);
+  if (pass.accumulate) {
+    DeviceBuffer<float> po, pl;
+    accumulate(s, w, p, false, po, pl);
+    if (pass.merge && s.o.vllm) merge(s, w.shard[static_cast<std::size_t>(p.rank)], po, pl, false, p.n);
+  }
+  w.key0 += p.n;
+}
+
+// The local-shard family's cross-rank combine (reference/mla/check.cpp combine_ranks; vLLM's
+// cp_lse_ag_out_ar): per flavour, the work's context partial = rank 0's folded partial, merged
+// with rank 1's, 2's, ... in rank order (the kernel's default rule, as the reference). Nothing
+// when the work is in no chunk (the final merge's (0, -inf)). Multi-rank: every rank's folded
+// partial arrives by an all-gather, so every rank merges the emulation's operands in its order.
+void combine_shards(State& s, Work& w) {
+  const int mine = s.comm ? s.my_rank : 0;
+  if (w.shard.empty() || !w.shard[static_cast<std::size_t>(mine)].have_part) return;
+  s.st.begin("merge");
+  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N, W = static_cast<std::size_t>(s.W);
+  w.have_part = true;
+  for (int f = 0; f < 2 && th > 0; ++f) {
+    DeviceBuffer<float> all_out, all_lse;  // multi-rank: [rank][...] the ranks' folded partials
+    auto rank_out = [&](std::size_t d) {
+      return s.comm ? all_out.data() + d * th * s.Vd : w.shard[d].part_out[f].data();
+    };
+    auto rank_lse = [&](std::size_t d) { return s.comm ? all_lse.data() + d * th : w.shard[d].part_lse[f].data(); };
+    if (s.comm) {
+      const Work& my = w.shard[static_cast<std::size_t>(mine)];
+      all_out = DeviceBuffer<float>(at_least_1(static_cast<std::int64_t>(th * s.Vd * W)));
+      all_lse = DeviceBuffer<float>(at_least_1(static_cast<std::int64_t>(th * W)));
+      s.comm->all_gather(my.part_out[f].data(), all_out.data(), my.part_out[f].bytes(), "local-shard partial (out)");
+      s.comm->all_gather(my.part_lse[f].data(), all_lse.data(), my.part_lse[f].bytes(), "local-shard partial (lse)");
+    }
+    copy_d2d(w.part_out[f].data(), rank_out(0), th * s.Vd * sizeof(float));
+    copy_d2d(w.part_lse[f].data(), rank_lse(0), th * sizeof(float));
+    for (std::size_t d = 1; d < W; ++d) {
+      DeviceBuffer<float> mo(th * s.Vd), ml(th);
+      if (s.o.poison) {
+        mo.poison();
+        ml.poison();
+      }
+      launch_merge(f, w.qn, s.N, s.Vd, w.part_out[f].data(), w.part_lse[f].data(), rank_out(d), rank_lse(d), mo.data(),
+                   ml.data());
+      w.part_out[f] = std::move(mo);
+      w.part_lse[f] = std::move(ml);
+    }
+    s.digest(Step::merge, -1,
+             {{w.part_out[f].data(), w.part_out[f].bytes()}, {w.part_lse[f].data(), w.part_lse[f].bytes()}});
+  }
+  s.st.end();
+}
+
 // Multi-rank local attention, the exact path: each rank scored and summed only its own rows, so
 // after a pass's chunks the row max (pass with scores) and the exact sums (pass with the exact
 // accumulation) are combined across ranks — every rank's ordered-integer max images and
@@ -810,6 +927,8 @@ void run_pass(State& s, const Pass& pass) {
     for (const Piece& p : s.pieces)
       if (p.rank < 0)
         attend_piece(s, pass, s.work(p.work), p, false);
+      else if (s.plan.local_attention)
+        attend_shard_piece(s, pass, s.work(p.work), p);
       else
         attend_rank_piece(s, pass, s.work(p.work), p);
   }
@@ -818,6 +937,7 @@ void run_pass(State& s, const Pass& pass) {
     gather_suffix(s, w);
     if (pass.scores) up_project(s, w.qn, true);
     if (pass.accumulate) up_project(s, w.qn, false);
+    if (pass.merge && s.o.vllm && s.plan.local_attention) combine_shards(s, w);
     attend_piece(s, pass, w, Piece{0, 0, w.qn}, true);
     if (pass.scores && s.o.exact)  // every attended key scored: the global max is complete
       launch_decode_max(w.mx_key.data(), static_cast<std::int64_t>(w.mx.size()), w.mx.data());
@@ -834,10 +954,11 @@ PipelineResult run_pipeline(const Case& c, const Plan& plan, const mla::Inputs& 
     throw std::invalid_argument(
         "the GPU pipeline runs a pcp plan over its PCP rank's rows (mla::pcp_rank_views: check --device gpu does), "
         "not over the global case");
-  if (plan.local_attention)  // the CPU folds each rank's chunk partials first (mla_pcp.py's order)
+  const mla::ContextMerge cm = mla::context_merge(plan);
+  if (plan.local_attention && (cm.skip_empty || cm.suffix_first))  // not an order mla_pcp.py runs
     throw std::invalid_argument(
-        "the GPU pipeline does not run the local-shard family's merge order (each rank folds "
-        "its chunk partials, then one cross-rank combine): run it with check --device cpu");
+        "the GPU pipeline folds a local-shard plan's rank partials with vLLM's merge loop; this plan's engine "
+        "skips empty partials or merges from the suffix, which the reference's per-rank fold does not define");
   PipelineResult res;
   Timer total;
   total.start();

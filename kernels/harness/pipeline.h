@@ -64,7 +64,7 @@ struct PipelineOptions {
   // separate buffer of one GPU, the all-gather as device copies).
   Communicator* comm = nullptr;
   // The data movement of each chunk, in place of the plan's family's (as CheckOptions::movement:
-  // the tests' hand-built local attention, which no family emits on main).
+  // the tests' hand-built local attention; the local-shard family emits its own, Plan::local_attention).
   ChunkMovement (*movement)(const Plan& plan, const Chunk& chunk) = nullptr;
 };
 

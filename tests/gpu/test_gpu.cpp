@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/harness/harness.h"
+#include "kernels/harness/pipeline.h"
 #include "kernels/mla_launch.h"
 #include "kernels/runtime.h"
 #include "reference/mla/check.h"
@@ -95,6 +96,70 @@ TEST(GpuCheck, PcpRowsEveryRankBitIdenticalToTheCpu) {
       const auto r = cp::gpu::check_one(c, true);
       EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
     }
+}
+
+// The local-shard family (pcp-local-shard, issue 25 item 5): mla_pcp.py's order on the GPU — each
+// DCP rank (emulated on one GPU) attends its own rows per chunk and folds its chunk partials,
+// then one LSE combine across the ranks — GPU == CPU bit for bit on random cases of both
+// platforms, replicated rows and a PCP manager's rank-local rows (pcp_rows=pcp-b), and on CB-2's
+// case (one rank without context).
+TEST(GpuCheck, LocalShardFamilyBitIdenticalToTheCpu) {
+  CP_REQUIRE_GPU();
+  std::vector<cp::Case> cases;
+  for (std::uint64_t i = 0; i < 16; ++i) {
+    cp::Case c =
+        cp::mla::random_case(cp::Version::pcp_local_shard, i % 2 ? cp::Platform::rocm : cp::Platform::cuda, 10, i);
+    cases.push_back(c);
+    c.pcp_rows = cp::Version::pcp_b;
+    try {
+      cp::validate_case(c);
+      cases.push_back(c);
+    } catch (const cp::CaseError&) {  // pcp-b's own rules on the drawn keys
+    }
+  }
+  cases.push_back(
+      cp::parse_case("version=pcp-local-shard platform=cuda workspace=1024 block=16 dcp=2 interleave=1 pcp=2 "
+                     "pcp_rows=pcp-b ctx=0 q=2"));
+  int ran = 0;
+  for (const cp::Case& c : cases) {
+    const auto r = cp::gpu::check_one(c, true);
+    EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+    if (r.line.find("assert fired") == std::string::npos) ++ran;
+  }
+  EXPECT_GE(ran, 12);
+}
+
+// CB-1 at small shapes (tests/mla/test_local_shard_numerics.cpp): rank 1 has no row of request
+// 1, so its chunk 0 and chunk 1 partials are both (0, -inf) and ROCm's Triton merge makes NaN,
+// which the cross-rank combine carries into request 1's tokens. The GPU shows the CPU's NaN
+// pattern: NaN in exactly the CPU's elements (Triton out and lse, some), none on the CUDA
+// kernel, every other element's bits the CPU's.
+TEST(GpuCheck, LocalShardCB1NaNPatternIsTheCpus) {
+  CP_REQUIRE_GPU();
+  const cp::Case c =
+      cp::parse_case("version=pcp-local-shard platform=rocm workspace=512 block=16 dcp=2 pcp=2 ctx=700,1 q=4,4");
+  cp::mla::CheckOptions co;
+  co.keep_outputs = true;
+  const cp::mla::CheckResult cpu = cp::mla::run_check(c, co);
+  ASSERT_FALSE(cpu.assert_fired) << cpu.assert_text;
+  const cp::mla::Inputs in = cp::mla::make_inputs(c);
+  const cp::gpu::PipelineResult gpu = cp::gpu::run_pipeline(c, cpu.plan, in, {});
+  std::int64_t nan[2] = {0, 0};
+  for (int f = 0; f < 2; ++f)
+    for (const auto* pair : {&gpu.vllm[f], &gpu.vllm_lse[f]}) {
+      const std::vector<float>& g = *pair;
+      const std::vector<float>& h = pair == &gpu.vllm[f] ? cpu.vllm_out[f] : cpu.vllm_lse[f];
+      ASSERT_EQ(g.size(), h.size());
+      for (std::size_t i = 0; i < g.size(); ++i) {
+        EXPECT_EQ(cp::mla::is_nan(g[i]), cp::mla::is_nan(h[i])) << "flavour " << f << " element " << i;
+        EXPECT_EQ(cp::mla::bits_of(g[i]), cp::mla::bits_of(h[i])) << "flavour " << f << " element " << i;
+        nan[f] += cp::mla::is_nan(g[i]) ? 1 : 0;
+      }
+    }
+  EXPECT_GT(nan[0], 0);  // triton: request 1's tokens
+  EXPECT_EQ(nan[1], 0);  // cuda: the prefix copy
+  const auto r = cp::gpu::check_one(c, true);
+  EXPECT_TRUE(r.agree) << r.line;
 }
 
 // The engines' own merges on the GPU (ATOM's both-empty (0, -inf), SGLang's loop from the suffix,
