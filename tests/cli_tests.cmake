@@ -3,21 +3,24 @@
 set(EXPECT ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh)
 set(CLI_WORK ${CMAKE_CURRENT_BINARY_DIR}/cli)
 file(MAKE_DIRECTORY ${CLI_WORK})
+# Labels: cli;sanitize, and release where Z3 changes what the test runs (the Z3 blocks below and
+# the audits that prove "fixed in"): tools/test.sh runs those in the release build as well.
+set(CLI_LABELS "cli;sanitize")
 # cli_test(name code regex args...): chunkproof <args> exits <code>, output matches <regex>
 # ('!regex': must not match).
 function(cli_test name code regex)
   add_test(NAME cli.${name} COMMAND ${EXPECT} ${code} ${regex} $<TARGET_FILE:chunkproof> ${ARGN})
-  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;sanitize" WORKING_DIRECTORY ${CLI_WORK})
+  set_tests_properties(cli.${name} PROPERTIES LABELS "${CLI_LABELS}" WORKING_DIRECTORY ${CLI_WORK})
 endfunction()
 # The same, with the regex matched across lines (for the order of things in the output).
 function(cli_test_z name code regex)
   add_test(NAME cli.${name} COMMAND ${EXPECT} -z ${code} ${regex} $<TARGET_FILE:chunkproof> ${ARGN})
-  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;sanitize" WORKING_DIRECTORY ${CLI_WORK})
+  set_tests_properties(cli.${name} PROPERTIES LABELS "${CLI_LABELS}" WORKING_DIRECTORY ${CLI_WORK})
 endfunction()
 # A shell pipeline (for stdin and environment): `chunkproof` in it is the binary under test.
 function(cli_test_sh name code regex script)
   add_test(NAME cli.${name} COMMAND ${EXPECT} ${code} ${regex} bash -c "chunkproof() { \"$<TARGET_FILE:chunkproof>\" \"$@\"; }; ${script}")
-  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;sanitize" WORKING_DIRECTORY ${CLI_WORK})
+  set_tests_properties(cli.${name} PROPERTIES LABELS "${CLI_LABELS}" WORKING_DIRECTORY ${CLI_WORK})
 endfunction()
 
 set(MI300X "platform=rocm workspace=65536 block=64 dcp=8 interleave=1 ctx=30000,30000,30000 q=16,16,16")
@@ -145,6 +148,7 @@ add_test(NAME cli.completion_script COMMAND bash -n ${PROJECT_SOURCE_DIR}/tools/
 set_tests_properties(cli.completion_script PROPERTIES LABELS "cli;sanitize")
 
 if(TARGET chunkproof_smt)
+  set(CLI_LABELS "cli;sanitize;release")
   # prove: empty selections, repeated lists, duplicates, folders (Z3 builds only).
   set(P1 --platform cuda --invariant I-1 --no-cache)
   cli_test_sh(prove_empty_version 2 "--version selects nothing" "chunkproof prove --version ''")
@@ -172,6 +176,7 @@ if(TARGET chunkproof_smt)
   cli_test(prove_max_time_is_the_whole_budget 3 "--max-time reached after .* row\\(s\\) not run"
            prove --version v6-current --no-cache --max-time 2)
   cli_test(prove_query_timeout_alias 0 "PROVED" prove --version v6-current ${P1} --query-timeout 30)
+  set(CLI_LABELS "cli;sanitize")
 else()
   cli_test(prove_no_solver 4 "no SMT prover" prove --version v6-current)
 endif()
@@ -218,12 +223,15 @@ cli_test(compare_json_bad_input 2 "\"schema\":\"chunkproof.error/1\".*\"command\
          compare --json --out ${CLI_WORK}/cmp-json ${CLI_WORK}/no-export ${CLI_WORK}/no-result)
 set(SEED_SERVE "--decode-context-parallel-size 8 --block-size 64 --max-num-seqs 256 --max-model-len 163840")
 cli_test(audit_tables 0 "TRITON_MLA.*either" audit --tables)
+# With Z3 these two prove "fixed in" too (release label: tools/test.sh runs them there as well).
+set(CLI_LABELS "cli;sanitize;release")
 cli_test_z(audit_seed_v1 1 "pinned +version=v1-dcp platform=rocm workspace=65536 block=64 dcp=8 interleave=1.*worst batch version=v1-dcp .*ctx=[0-9]+,[0-9]+,[0-9]+ q=.*M=21845 W=8.*65536 // 3 = 21845.*no aot_schedule.*fixed in +v5-packed.*v3-pr46114: FINDING: .*violation: I-13"
            audit --serve ${SEED_SERVE} --backend TRITON_MLA --platform MI300X --vllm v1-dcp --workspace 65536 --max-time 2)
 cli_test(audit_case_line_form 1 "worst batch version=v1-dcp"
          audit --deployment "platform=rocm workspace=65536 block=64 dcp=8 interleave=1" --vllm v1-dcp --max-time 1 --no-fixed-in)
 cli_test(audit_json 1 "^\\{\"schema\":\"chunkproof.audit/1\".*\"verdict\":\"FINDING\".*\"fixed_in\":\\{\"version\":\"v5-packed\""
          audit --json --serve ${SEED_SERVE} --backend TRITON_MLA --platform rocm --vllm v1-dcp --workspace 65536 --max-time 1)
+set(CLI_LABELS "cli;sanitize")
 cli_test(audit_unknown_backend 2 "--backend: unknown MLA backend 'TRITON_ML' \\(did you mean 'TRITON_MLA'\\?\\).*accepted: "
          audit --serve ${SEED_SERVE} --backend TRITON_ML --platform rocm --vllm v1-dcp)
 cli_test(audit_unknown_release 2 "--vllm: unknown release or commit 'v0.0.1'"
@@ -237,9 +245,11 @@ cli_test(audit_tp_dcp 2 "DCP size to divide the TP size"
 cli_test(audit_needs_platform 2 "TRITON_MLA runs on CUDA and ROCm: give --platform"
          audit --serve ${SEED_SERVE} --backend TRITON_MLA --vllm main)
 if(TARGET chunkproof_smt)
+  set(CLI_LABELS "cli;sanitize;release")
   cli_test_z(audit_seed_v6_holds 0 "pinned +version=v6-current platform=rocm workspace=65536 block=64 dcp=8.*0 finding.*prove +PROVED.*verdict +PROVED on v6-current"
              audit --serve ${SEED_SERVE} --backend TRITON_MLA --platform MI300X --vllm v6-current --workspace 65536 --max-time 2 --prove-time 300)
   cli_test(prove_pin 0 "pinned block=64 dcp=8" prove --version v6-current --platform rocm --invariant I-1 --no-cache --pin block=64,dcp=8)
+  set(CLI_LABELS "cli;sanitize")
 else()
   cli_test(audit_seed_v6_no_solver 3 "NO FINDING \\(not proved\\)"
            audit --serve ${SEED_SERVE} --backend TRITON_MLA --platform MI300X --vllm v6-current --workspace 65536 --max-time 2 --prove-time 300)
@@ -311,8 +321,10 @@ cli_test_sh(audit_html 0 "worst batch.*<svg.*<svg"
 cli_test(audit_html_unwritable 2 "--html: cannot create or write" audit --deployment "platform=rocm workspace=65536 block=64 dcp=8 interleave=1" --vllm v1-dcp --html /dev/null/x/a.html)
 # Item 4: prove --save-regression without a folder writes under the user's data folder.
 if(TARGET chunkproof_smt)
+  set(CLI_LABELS "cli;sanitize;release")
   cli_test_sh(prove_save_regression_data_folder 1 "saved: .*/xdg-data/chunkproof/regressions/smt-v1-dcp-rocm-I-1.case"
               "rm -rf xdg-data && XDG_DATA_HOME=$PWD/xdg-data chunkproof prove --version v1-dcp --platform rocm --invariant I-1 --no-cache --save-regression")
+  set(CLI_LABELS "cli;sanitize")
 endif()
 # Item 5: the range form of a case line (one case per value), its errors naming the key.
 cli_test_z(case_sweep_range 1 "v1-dcp +--case 1 \\[dcp=1\\]  violation.*--case 1 \\[dcp=8\\]  assert.*8 case\\(s\\). exit 1"

@@ -27,7 +27,7 @@ function(_cp_compile_check name compiler kind arch)
            COMMAND ${CMAKE_COMMAND} -DCOMPILER=${compiler} -DKIND=${kind} -DARCH=${arch}
                    "-DSOURCES=${sources}" -DROOT=${PROJECT_SOURCE_DIR} -DOUT=${out}
                    -DBITCODE=${CHUNKPROOF_ROCM_BITCODE} "-DEXTRA=${extra}" -P ${_cp_cc_script})
-  set_tests_properties(${name} PROPERTIES LABELS gpu-compile SKIP_RETURN_CODE 77 TIMEOUT 300)
+  set_tests_properties(${name} PROPERTIES LABELS gpu-compile SKIP_RETURN_CODE 77 TIMEOUT 300 COST 40)
 endfunction()
 
 _cp_compile_check(gpu_compile_hip_gfx90a "${CHUNKPROOF_HIPCC}" hipcc gfx90a)
