@@ -33,6 +33,14 @@ std::string request_line(const Case& c, std::int64_t id) {
                {"pcp_rank", opt(c.pcp_rank)},
                {"tp", opt(c.tp)},
                {"prefilling", c.prefilling},
+               // the local-shard family's (pcp-local-shard): whose rows, the dispatch path
+               {"pcp_rows", c.pcp_rows ? Json(std::string(name(*c.pcp_rows))) : Json(nullptr)},
+               {"mla_pcp_path", c.mla_pcp_path ? Json(std::string(name(*c.mla_pcp_path))) : Json(nullptr)},
+               // the PCP family's context reuse (#57668) and its fallback's conditions
+               {"ctx_reuse", c.ctx_reuse},
+               {"causal", c.causal},
+               {"sliding_window", opt(c.sliding_window)},
+               {"padded_num_tokens", opt(c.padded_num_tokens)},
                {"ctx", c.ctx},
                {"q", c.q},
                {"asserts", c.asserts}};

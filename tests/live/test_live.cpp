@@ -135,6 +135,28 @@ TEST(PlanRead, PcpRowsReadBackAndTheChunksIndexTheRanksRows) {
                       parse_case("version=v6-current workspace=64 block=16 ctx=10 q=2"));
 }
 
+// Every key of the vLLM-main families reaches the external planner (it was missing: a planner of
+// pcp-local-shard or ctx_reuse could not see pcp_rows, mla_pcp_path, ctx_reuse...).
+TEST(Protocol, TheRequestCarriesTheLocalShardAndReuseKeys) {
+  const Json local = Json::parse(request_line(
+      parse_case("version=pcp-local-shard pcp=2 dcp=2 pcp_rows=pcp-b mla_pcp_path=local_shard workspace=256 "
+                 "block=16 ctx=0,100 q=2,32"),
+      7));
+  EXPECT_EQ(local["pcp_rows"], "pcp-b");
+  EXPECT_EQ(local["mla_pcp_path"], "local_shard");
+  EXPECT_EQ(local["ctx_reuse"], false);
+  const Json reuse = Json::parse(
+      request_line(parse_case("version=pcp-b pcp=2 ctx_reuse=on causal=off sliding_window=128 padded_num_tokens=64 "
+                              "workspace=256 block=16 ctx=0,100 q=2,32"),
+                   8));
+  EXPECT_EQ(reuse["ctx_reuse"], true);
+  EXPECT_EQ(reuse["causal"], false);
+  EXPECT_EQ(reuse["sliding_window"], 128);
+  EXPECT_EQ(reuse["padded_num_tokens"], 64);
+  EXPECT_TRUE(reuse["pcp_rows"].is_null());
+  EXPECT_TRUE(reuse["mla_pcp_path"].is_null());
+}
+
 TEST(PlanRead, SchemaErrorsNameTheField) {
   const Case c = parse_case("version=v6-current workspace=128 block=16 ctx=65,96 q=3,3");
   const std::string head = R"({"schema":"chunkproof.plan/3","workspace":128,)";
