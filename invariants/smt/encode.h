@@ -79,6 +79,8 @@ struct TaskKey {
   int split = 0;
 };
 
+// Whether d pins block, dcp and interleave (interleave only where the version has one).
+bool pins_triple(const Domain& d, Version v);
 // How many split cases (concrete values of the finite parameters the version divides by).
 int num_splits(Version v, InvariantId id, const Domain& d);
 std::string split_label(Version v, InvariantId id, int split, const Domain& d);
