@@ -1,6 +1,7 @@
 // The packed planner (v5-packed, v6-current): one arbitrary step of the greedy loop (steps.h)
 // with an induction hypothesis, and its sliced steps (the split grid: concrete B, W, I, every
-// query linear; the symbolic sliced I-3). The closed lemma chains are packed_chains.cpp.
+// query linear; the symbolic sliced I-3). The closed lemma chains are packed_chains.cpp; I-8 and
+// I-9 on the split grid are the step's two pieces as chunk entries (encode_entry.cpp).
 #include <stdexcept>
 
 #include "invariants/smt/packed_step.h"

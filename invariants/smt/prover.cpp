@@ -347,7 +347,10 @@ class RowTable {
                  "(no upper bound on ctx assumed)";
     else
       r.method = "split n (prefills with context) 1.." + std::to_string(r.cases) +
-                 ", symbolic B/W/I/S/ctx, arbitrary chunk index";
+                 (pins_triple(opts_.domain, r.version) && (r.invariant == InvariantId::I8_local_length_bookkeeping ||
+                                                           r.invariant == InvariantId::I9_reorg_exact)
+                      ? ", pinned B/W/I (numerals), symbolic S/ctx, arbitrary chunk index"
+                      : ", symbolic B/W/I/S/ctx, arbitrary chunk index");
     if (r.status == Status::unknown)
       r.detail = std::to_string(r.unknown_cases.size()) + " of " + std::to_string(r.cases) + " case(s) undecided";
     if (r.status == Status::unknown && r.cases_not_run > 0)
