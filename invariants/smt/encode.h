@@ -39,6 +39,10 @@ struct Step {
   // instance_of == -2: congruence step: hyps = {F, a == b}, goal = F[a := b] (checked, not solved).
   int instance_of = -1;
   std::vector<z3::expr> inst_from, inst_to;
+  // Witness step (not a proof): the whole domain with !goal must be satisfiable, i.e. the case a
+  // proof is about occurs (a split-grid piece the planner emits). Unsat: the proofs are vacuous,
+  // the task is UNKNOWN.
+  bool witness = false;
 };
 
 struct Encoding {

@@ -88,12 +88,25 @@ std::vector<expr> slot_lemmas(Encoding& enc, const Rank& rk, const expr& L, cons
   return {rk.fact, di, ow, lo};
 }
 
+// On the split grid: the entry occurs in some case of the domain (a witness, not a proof), so
+// its proofs below are not vacuously true -- e.g. a guard that no greedy step satisfies.
+void entry_witnesses(Encoding& enc, const std::vector<EntryView>& entries) {
+  for (const EntryView& e : entries) {
+    if (!e.hyps) continue;
+    Step st{e.tag + "-occurs", "some case of the domain has this piece (the proofs below are about it)", !e.is,
+            std::nullopt, false};
+    st.witness = true;
+    enc.steps.push_back(std::move(st));
+  }
+}
+
 }  // namespace
 
 void entry_I8_steps(z3::context& ctx, Encoding& enc, const expr& cx, const std::optional<std::vector<expr>>& cx_hyps,
                     const std::vector<EntryView>& entries, const expr& W, const expr& I) {
   std::int64_t w = 0;
   if (!numeral_of(W, w) || w < 1 || w > 1024) throw std::logic_error("entry_I8_steps: W is not a numeral");
+  entry_witnesses(enc, entries);
   // (a) of check_I8: plan.local_ctx[r] = dcp_local_len(ctx, W, r, I) for every rank; the sum of
   // the W terms, spelled out (W is concrete).
   expr sum = ctx.int_val(0);
@@ -112,6 +125,7 @@ void entry_I8_steps(z3::context& ctx, Encoding& enc, const expr& cx, const std::
 
 void entry_I9_steps(z3::context& ctx, Encoding& enc, const std::vector<EntryView>& entries, const expr& W,
                     const expr& I) {
+  entry_witnesses(enc, entries);
   const Rank rk = symbolic_rank(ctx, enc, W);
   const expr& r = rk.r;
   const expr pos = ctx.int_const("position"), L = ctx.int_const("slot");

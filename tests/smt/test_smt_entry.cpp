@@ -93,6 +93,23 @@ TEST(SmtPinnedEntry, PackedSeedRowsProveOnTheSplitGrid) {
   }
 }
 
+// The split grid's pieces carry witnesses (`all-occurs`, `split-occurs`): a proof about a piece
+// no case has is UNKNOWN, not PROVED. With S = 4 < W rows per rank there is no piece at all (the
+// planner asserts first: I-2's counterexample).
+TEST(SmtPinnedEntry, PiecesThatNeverOccurAreUnknown) {
+  ProveOptions o = pinned(Version::v5_packed, {I2_nonempty_chunk_width, I8_local_length_bookkeeping, I9_reorg_exact});
+  o.domain = Domain{};
+  for (const char* p : {"block=64", "dcp=8", "interleave=1", "workspace=4"}) o.domain.pin(p);
+  const auto rows = prove(o);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].status, Status::counterexample) << rows[0].detail;
+  for (std::size_t i : {1u, 2u}) {
+    EXPECT_EQ(rows[i].status, Status::unknown) << info(rows[i].invariant).tag << ": " << rows[i].detail;
+    ASSERT_EQ(rows[i].unknown_cases.size(), 1u);
+    EXPECT_NE(rows[i].unknown_cases[0].find("all-occurs': vacuous"), std::string::npos) << rows[i].unknown_cases[0];
+  }
+}
+
 // A pinned interleave that is no power of two (I = 3, B = 48) is the grid's interleave: one case,
 // proved (the grid once had no case for it, and a row without cases read PROVED).
 TEST(SmtPinnedEntry, PinnedOddInterleaveIsAGridCase) {

@@ -1,6 +1,6 @@
 ; chunkproof prove: v6-current / rocm / I-8 (local context lengths come from ctx and padded local lengths cover each rank's share)
 ; split: B=64,W=8,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic
-; step 6 'definedness': every divisor is positive where the plan is built (floor semantics exact)
+; step 8 'definedness': every divisor is positive where the plan is built (floor semantics exact)
 ; domain: pinned block=64 dcp=8 interleave=1 workspace=65536; block 1..64, dcp 1..8, interleave | block (<= 1), workspace 1..65536, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner split grid (block, dcp, interleave pinned: every row): block in {64} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..8
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
 ;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
@@ -143,11 +143,13 @@
  (let ((?t43 (div (- (+ (+ start (- ctx start)) (* 1 8)) 1) 8)))
  (let ((?t44 (- (* ?t43 1) ?t6)))
  (let (($t56 (<= (+ rows ?t44) ?t5)))
- (=> (and (not $t56) $t63) $t62)))))))))))))))))))))
+ (let (($t64 (not $t56)))
+ (let (($t65 (and $t64 $t63)))
+ (=> $t65 $t62)))))))))))))))))))))))
 (assert
  (let ((?t8 (div S 64)))
  (let ((?t9 (* ?t8 64)))
- (let (($t64 (> ?t9 0)))
- (let (($t65 (=> $t64 true)))
- (not $t65))))))
+ (let (($t66 (> ?t9 0)))
+ (let (($t67 (=> $t66 true)))
+ (not $t67))))))
 (check-sat)

@@ -1,6 +1,6 @@
 ; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
 ; split: B=64,W=8,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic
-; step 3 'kept-eq-owned-split-piece': rank r's reorg keeps 0 <= kept <= padded_local_len rows, exactly the rows it owns of the span (for the piece, whatever the rest of the step)
+; step 5 'kept-eq-owned-split-piece': rank r's reorg keeps 0 <= kept <= padded_local_len rows, exactly the rows it owns of the span (for the piece, whatever the rest of the step)
 ; domain: pinned block=64 dcp=8 interleave=1 workspace=65536; block 1..64, dcp 1..8, interleave | block (<= 1), workspace 1..65536, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner split grid (block, dcp, interleave pinned: every row): block in {64} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..8
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
 ;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:

@@ -1,6 +1,6 @@
 ; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
 ; split: B=64,W=8,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic
-; step 15 'token-owner-row-split': a position p of the span owned by o sits in one of o's kept slots, which holds p
+; step 13 'token-owner-row-all': a position p of the span owned by o sits in one of o's kept slots, which holds p
 ; domain: pinned block=64 dcp=8 interleave=1 workspace=65536; block 1..64, dcp 1..8, interleave | block (<= 1), workspace 1..65536, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner split grid (block, dcp, interleave pinned: every row): block in {64} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..8
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
 ;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
@@ -12,7 +12,6 @@
 (declare-fun ctx () Int)
 (declare-fun position () Int)
 (declare-fun rows () Int)
-(declare-fun split_div_align () Int)
 (declare-fun start () Int)
 (assert
  (let ((?t1 (- position (* (div position 1) 1))))
@@ -29,12 +28,12 @@
  (let ((?t12 (* (div (div ctx 1) 8) 1)))
  (let ((?t13 (- (+ ?t12 (ite (>= ?t11 1) 1 ?t11)) ?t8)))
  (let ((?t14 (ite (>= ?t13 0) ?t13 0)))
- (let ((?t15 (div (- (+ (+ start (* split_div_align 64)) (* 1 8)) 1) 8)))
+ (let ((?t15 (div (- (+ (+ start (- ctx start)) (* 1 8)) 1) 8)))
  (let ((?t16 (- (* ?t15 1) ?t8)))
  (let (($t17 (<= ?t8 ?t2)))
  (let (($t18 (and (and $t17 (< ?t2 (+ ?t8 (ite (>= ?t14 ?t16) ?t16 ?t14)))) $t7)))
  (let (($t19 (<= start position)))
- (=> (and $t19 (< position (+ start (* split_div_align 64)))) $t18)))))))))))))))))))))
+ (=> (and $t19 (< position (+ start (- ctx start)))) $t18)))))))))))))))))))))
 (assert
  (let ((?t1 (- position (* (div position 1) 1))))
  (let ((?t2 (+ (* (div position 8) 1) ?t1)))
@@ -50,18 +49,14 @@
  (let ((?t12 (* (div (div ctx 1) 8) 1)))
  (let ((?t13 (- (+ ?t12 (ite (>= ?t11 1) 1 ?t11)) ?t8)))
  (let ((?t14 (ite (>= ?t13 0) ?t13 0)))
- (let ((?t15 (div (- (+ (+ start (* split_div_align 64)) (* 1 8)) 1) 8)))
+ (let ((?t15 (div (- (+ (+ start (- ctx start)) (* 1 8)) 1) 8)))
  (let ((?t16 (- (* ?t15 1) ?t8)))
  (let (($t17 (<= ?t8 ?t2)))
  (let (($t18 (and (and $t17 (< ?t2 (+ ?t8 (ite (>= ?t14 ?t16) ?t16 ?t14)))) $t7)))
  (let (($t19 (<= start position)))
- (let (($t20 (=> (and $t19 (< position (+ start (* split_div_align 64)))) $t18)))
- (let (($t21 (>= split_div_align 1)))
- (let ((?t22 (div S 8)))
- (let ((?t23 (div (- (+ (+ start (- ctx start)) (* 1 8)) 1) 8)))
- (let ((?t24 (- (* ?t23 1) ?t8)))
- (let (($t25 (<= (+ rows ?t24) ?t22)))
- (let (($t26 (and (not $t25) $t21)))
- (let (($t27 (=> (and $t26 (and $t19 (< position (+ start (* split_div_align 64))))) $t18)))
- (not $t27)))))))))))))))))))))))))))))
+ (let (($t20 (=> (and $t19 (< position (+ start (- ctx start)))) $t18)))
+ (let ((?t21 (div S 8)))
+ (let (($t22 (<= (+ rows ?t16) ?t21)))
+ (let (($t23 (=> (and $t22 (and $t19 (< position (+ start (- ctx start))))) $t18)))
+ (not $t23)))))))))))))))))))))))))
 (check-sat)

@@ -1,6 +1,6 @@
 ; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
 ; split: B=64,W=8,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic
-; step 2 'kept-eq-owned-all': rank r's reorg keeps 0 <= kept <= padded_local_len rows, exactly the rows it owns of the span
+; step 6 'kept-eq-owned-split': rank r's reorg keeps 0 <= kept <= padded_local_len rows, exactly the rows it owns of the span
 ; domain: pinned block=64 dcp=8 interleave=1 workspace=65536; block 1..64, dcp 1..8, interleave | block (<= 1), workspace 1..65536, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner split grid (block, dcp, interleave pinned: every row): block in {64} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..8
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
 ;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
@@ -12,6 +12,7 @@
 (declare-fun ctx () Int)
 (declare-fun rank () Int)
 (declare-fun rows () Int)
+(declare-fun split_div_align () Int)
 (declare-fun start () Int)
 (assert
  (let ((?t1 (* rank 1)))
@@ -19,8 +20,8 @@
  (let ((?t3 (ite (>= ?t2 0) ?t2 0)))
  (let ((?t4 (* (div (div start 1) 8) 1)))
  (let ((?t5 (+ ?t4 (ite (>= ?t3 1) 1 ?t3))))
- (let ((?t6 (* (div (div (+ start (- ctx start)) 1) 8) 1)))
- (let ((?t7 (- ctx start)))
+ (let ((?t6 (* (div (div (+ start (* split_div_align 64)) 1) 8) 1)))
+ (let ((?t7 (* split_div_align 64)))
  (let ((?t8 (+ start ?t7)))
  (let ((?t9 (- (- ?t8 (* ?t6 8)) ?t1)))
  (let ((?t10 (ite (>= ?t9 0) ?t9 0)))
@@ -40,8 +41,8 @@
  (let ((?t3 (ite (>= ?t2 0) ?t2 0)))
  (let ((?t4 (* (div (div start 1) 8) 1)))
  (let ((?t5 (+ ?t4 (ite (>= ?t3 1) 1 ?t3))))
- (let ((?t6 (* (div (div (+ start (- ctx start)) 1) 8) 1)))
- (let ((?t7 (- ctx start)))
+ (let ((?t6 (* (div (div (+ start (* split_div_align 64)) 1) 8) 1)))
+ (let ((?t7 (* split_div_align 64)))
  (let ((?t8 (+ start ?t7)))
  (let ((?t9 (- (- ?t8 (* ?t6 8)) ?t1)))
  (let ((?t10 (ite (>= ?t9 0) ?t9 0)))
@@ -55,8 +56,13 @@
  (let ((?t18 (- (* (div (- (+ ?t8 (* 1 8)) 1) 8) 1) ?t11)))
  (let ((?t19 (ite (>= ?t17 ?t18) ?t18 ?t17)))
  (let (($t20 (and (and (>= ?t19 0) (<= ?t19 ?t18)) (= ?t19 (- (+ ?t6 (ite (>= ?t10 1) 1 ?t10)) ?t5)))))
- (let ((?t21 (div S 8)))
- (let (($t22 (<= (+ rows ?t18) ?t21)))
- (let (($t23 (=> $t22 $t20)))
- (not $t23)))))))))))))))))))))))))
+ (let (($t21 (>= split_div_align 1)))
+ (let ((?t22 (div S 8)))
+ (let ((?t23 (div (- (+ (+ start (- ctx start)) (* 1 8)) 1) 8)))
+ (let ((?t24 (- (* ?t23 1) ?t11)))
+ (let (($t25 (<= (+ rows ?t24) ?t22)))
+ (let (($t26 (not $t25)))
+ (let (($t27 (and $t26 $t21)))
+ (let (($t28 (=> $t27 $t20)))
+ (not $t28))))))))))))))))))))))))))))))
 (check-sat)

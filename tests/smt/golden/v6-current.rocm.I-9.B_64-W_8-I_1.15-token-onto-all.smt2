@@ -1,6 +1,6 @@
 ; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
 ; split: B=64,W=8,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic
-; step 13 'token-onto-all': every kept slot L of rank r is a gathered row holding a position of the span owned by r
+; step 15 'token-onto-all': every kept slot L of rank r is a gathered row holding a position of the span owned by r
 ; domain: pinned block=64 dcp=8 interleave=1 workspace=65536; block 1..64, dcp 1..8, interleave | block (<= 1), workspace 1..65536, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner split grid (block, dcp, interleave pinned: every row): block in {64} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..8
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
 ;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:

@@ -1,6 +1,6 @@
 ; chunkproof prove: v6-current / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
 ; split: B=64,W=8,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic
-; step 16 'token-onto-split-piece': every kept slot L of rank r is a gathered row holding a position of the span owned by r (for the piece, whatever the rest of the step)
+; step 14 'token-onto-all-piece': every kept slot L of rank r is a gathered row holding a position of the span owned by r (for the piece, whatever the rest of the step)
 ; domain: pinned block=64 dcp=8 interleave=1 workspace=65536; block 1..64, dcp 1..8, interleave | block (<= 1), workspace 1..65536, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner split grid (block, dcp, interleave pinned: every row): block in {64} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..8
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
 ;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
@@ -11,7 +11,6 @@
 (declare-fun ctx () Int)
 (declare-fun rank () Int)
 (declare-fun slot () Int)
-(declare-fun split_div_align () Int)
 (declare-fun start () Int)
 (declare-fun start_div_align () Int)
 (assert
@@ -19,8 +18,6 @@
  (and (and $t1 (= start (* 64 start_div_align))) (< start ctx))))
 (assert
  (>= ctx 1))
-(assert
- (and (>= (* split_div_align 64) 0) (<= (* split_div_align 64) (- (- ctx start) 1))))
 (assert
  (let (($t2 (>= rank 0)))
  (and $t2 (< rank 8))))
@@ -53,9 +50,9 @@
  (let (($t8 (= (- ?t5 (* (div ?t5 8) 8)) rank)))
  (let (($t10 (<= start ?t4)))
  (let ((?t11 (* (div (- (+ start (* 1 8)) 1) 8) 1)))
- (let ((?t12 (div (- (+ (+ start (* split_div_align 64)) (* 1 8)) 1) 8)))
+ (let ((?t12 (div (- (+ (+ start (- ctx start)) (* 1 8)) 1) 8)))
  (let ((?t13 (- (* ?t12 1) ?t11)))
- (let (($t14 (and (and (< slot (+ ?t11 ?t13)) $t10) (< ?t4 (+ start (* split_div_align 64))))))
+ (let (($t14 (and (and (< slot (+ ?t11 ?t13)) $t10) (< ?t4 (+ start (- ctx start))))))
  (let ((?t15 (* rank 1)))
  (let ((?t16 (- ctx (* (* (div (div ctx 1) 8) 1) 8))))
  (let ((?t17 (- ?t16 ?t15)))
