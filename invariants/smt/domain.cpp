@@ -22,15 +22,27 @@ expr forward_asserts_hold(const expr& toks, const expr& S, const expr& W) {
          steps::forward_fits_workspace(toks, W, S);
 }
 
-// The packed planner's split grid (Domain::split_blocks x divisors x dcp 1..dcp_max).
+std::optional<Triple> pinned_triple(const Domain& d, Version v) {
+  const std::int64_t I = info(v).supports_interleave ? d.interleave_pin : 1;
+  if (!d.block_pin || !d.dcp_pin || !I) return std::nullopt;
+  return Triple{d.block_pin, d.dcp_pin, I};
+}
+
+// The packed planner's split grid (Domain::split_blocks x divisors x dcp 1..dcp_max). A pinned
+// interleave is the grid's one interleave whatever it is (3 is no power of two), so a pinned
+// triple with I | B is always a case of the grid.
 std::vector<Triple> packed_grid(const Domain& d) {
   std::vector<Triple> g;
   for (std::int64_t B : d.split_blocks) {
     if (B > d.block_max || (d.block_pin && B != d.block_pin)) continue;
     std::vector<std::int64_t> is;
-    for (std::int64_t i = 1; i <= 64; i *= 2)
-      if (B % i == 0 && i <= d.interleave_max) is.push_back(i);
-    if (B > 64 && B <= d.interleave_max) is.push_back(B);
+    if (d.interleave_pin) {
+      if (B % d.interleave_pin == 0) is.push_back(d.interleave_pin);
+    } else {
+      for (std::int64_t i = 1; i <= 64; i *= 2)
+        if (B % i == 0 && i <= d.interleave_max) is.push_back(i);
+      if (B > 64 && B <= d.interleave_max) is.push_back(B);
+    }
     for (std::int64_t I : is)
       for (std::int64_t W = 1; W <= d.dcp_max; ++W)
         if ((!d.dcp_pin || W == d.dcp_pin) && (!d.interleave_pin || I == d.interleave_pin)) g.push_back({B, W, I});

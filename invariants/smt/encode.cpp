@@ -46,7 +46,11 @@ bool lemma_chain_encoded(InvariantId id, bool dcp, bool sized) {
 bool packed_split_mode(InvariantId id, const Domain& d) {
   if (d.packed_mode == "split") return true;
   if (d.packed_mode == "symbolic") return false;
-  // auto: the chains; I-3 with an explicit workspace (no S >= align from a sizing) on the grid.
+  // auto: the chains; I-3 with an explicit workspace (no S >= align from a sizing) on the grid;
+  // everything on the grid when B, W and I are pinned (`chunkproof audit`): the grid is then the
+  // one pinned triple, and its linear queries take a fraction of a second where the chains'
+  // symbolic B, W, I take tens of seconds (I-8, I-9 most: docs/measurements.md).
+  if (d.block_pin && d.dcp_pin && d.interleave_pin) return true;
   if (id == InvariantId::I3_coverage && d.workspace_max != 0) return true;
   return !lemma_chain_encoded(id, true, true);
 }
@@ -54,6 +58,8 @@ bool packed_split_mode(InvariantId id, const Domain& d) {
 }  // namespace detail
 
 using namespace detail;
+
+bool pins_triple(const Domain& d, Version v) { return pinned_triple(d, v).has_value(); }
 
 int num_splits(Version v, InvariantId id, const Domain& d) {
   if (engine_rule(v, id)) return engine_num_splits(v, id, d);

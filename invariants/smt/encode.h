@@ -39,6 +39,10 @@ struct Step {
   // instance_of == -2: congruence step: hyps = {F, a == b}, goal = F[a := b] (checked, not solved).
   int instance_of = -1;
   std::vector<z3::expr> inst_from, inst_to;
+  // Witness step (not a proof): the whole domain with !goal must be satisfiable, i.e. the case a
+  // proof is about occurs (a split-grid piece the planner emits). Unsat: the proofs are vacuous,
+  // the task is UNKNOWN.
+  bool witness = false;
 };
 
 struct Encoding {
@@ -79,6 +83,8 @@ struct TaskKey {
   int split = 0;
 };
 
+// Whether d pins block, dcp and interleave (interleave only where the version has one).
+bool pins_triple(const Domain& d, Version v);
 // How many split cases (concrete values of the finite parameters the version divides by).
 int num_splits(Version v, InvariantId id, const Domain& d);
 std::string split_label(Version v, InvariantId id, int split, const Domain& d);

@@ -6,7 +6,9 @@
 #include <z3++.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "invariants/smt/encode.h"
@@ -49,6 +51,32 @@ void block_and_interleave_facts(z3::context& ctx, Encoding& enc, const Domain& d
 Common make_common(z3::context& ctx, Encoding& enc, const Domain& d, Version v, bool dcp, std::int64_t wmin,
                    std::int64_t wmax, const Triple* concrete = nullptr);
 Case base_case(const z3::model& m, const Common& c, Version v, Platform p);
+
+// B, W, I when the domain pins all three (I = 1 where the version has no interleave): the
+// split grid's one triple, and the old planner's concrete case of I-8 and I-9.
+std::optional<Triple> pinned_triple(const Domain& d, Version v);
+
+// ---- one chunk entry under DCP with concrete W and I (encode_entry.cpp) ----------------------
+// What vllm_chunk_movement moves for an entry: the span [start, end); every rank gathers its
+// local slots [local_start, local_start + pll) (pll: padded_local_len) and the reorg keeps the
+// first kept(rank) of them, rank after rank. `is`: the entry exists (in the plan, this piece of
+// the greedy step); `tag` names its steps; `hyps`: what the entry's steps assume (closed steps:
+// domain facts and earlier steps only), or none: each step sliced to its cone of influence.
+struct EntryView {
+  expr is, start, end, local_start, pll;
+  std::function<expr(const expr& rank)> kept;
+  std::string tag;
+  std::optional<std::vector<expr>> hyps = std::nullopt;
+};
+// I-8 as direct queries: (a) the W local context lengths of cx add up to cx (W a numeral; closed
+// over cx_hyps when given); (b) the rows an arbitrary rank owns of each entry's span fit its
+// padded_local_len.
+void entry_I8_steps(z3::context& ctx, Encoding& enc, const expr& cx, const std::optional<std::vector<expr>>& cx_hyps,
+                    const std::vector<EntryView>& entries, const expr& W, const expr& I);
+// I-9 as direct queries, per entry: the count level (kept = rows owned, <= padded_local_len) and
+// the token level (position -> (owner, local slot) is a bijection onto the kept slots).
+void entry_I9_steps(z3::context& ctx, Encoding& enc, const std::vector<EntryView>& entries, const expr& W,
+                    const expr& I);
 
 // ---- planner steps on solver terms (domain.cpp) ----------------------------------------------
 // The forward asserts every DCP forward runs on a chunk of `toks` local rows (steps.h).

@@ -3,6 +3,7 @@
 // the version divides by it; an arbitrary chunk index c stands for every chunk. Direct queries,
 // each sliced to its goal's cone of influence.
 #include <array>
+#include <optional>
 
 #include "invariants/smt/encode_internal.h"
 #include "invariants/smt/lemma_chain.h"
@@ -72,8 +73,15 @@ Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Dom
   }
   const bool dcp = needs_dcp;
   const std::int64_t n = key.split + 1;
+  // I-8 and I-9 only with B, W, I pinned: numerals, so the entry's queries are linear.
+  const bool entry_inv = inv == I8_local_length_bookkeeping || inv == I9_reorg_exact;
+  const std::optional<Triple> tri = entry_inv ? pinned_triple(d, key.version) : std::nullopt;
+  if (entry_inv && !tri) {
+    enc.na = "not encoded unless block, dcp and interleave are pinned";
+    return enc;
+  }
   Common c = make_common(ctx, enc, d, key.version, dcp || (!page_gather && vi.supports_dcp && d.dcp_max >= 2),
-                         dcp ? 2 : 1, vi.supports_dcp ? d.dcp_max : 1);
+                         dcp ? 2 : 1, vi.supports_dcp ? d.dcp_max : 1, tri ? &*tri : nullptr);
   const expr &S = c.S, &W = c.W, &I = c.I, &B = c.B;
   if (c.sized) fact(enc, c.mns >= ctx.int_val(n), {c.mns});  // a step has at most max_num_seqs prefills
   const expr nn = ctx.int_val(n);
@@ -163,6 +171,26 @@ Encoding encode_old(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Dom
       enc.shown.push_back({"rank", rk});
       step("gather-start", "every rank's gather starts at its first local slot of the span",
            z3::implies(in_plan && len0 > 0, local_start == dcp_local_len(start, W, rk, I)));
+      break;
+    }
+    case I8_local_length_bookkeeping:
+    case I9_reorg_exact: {
+      // Request 0's entry of chunk c (every request's is the same rule on its own context).
+      const EntryView e{in_plan,
+                        start,
+                        start + len0,
+                        local_start,
+                        entry0.padded_local_len,
+                        [&](const expr& r) {
+                          return steps::old_kept_rows(vi.floor_divide, cxs[0], cc, M, W, r,
+                                                      dcp_local_len(cxs[0], W, r, I), entry0);
+                        },
+                        "entry"};
+      enc.method = "split n = " + std::to_string(n) + ", pinned B/W/I (numerals), arbitrary chunk index";
+      if (inv == I8_local_length_bookkeeping)
+        entry_I8_steps(ctx, enc, cxs[0], std::nullopt, {e}, W, I);
+      else
+        entry_I9_steps(ctx, enc, {e}, W, I);
       break;
     }
     default: enc.na = "not encoded";

@@ -1,6 +1,7 @@
 // The packed planner (v5-packed, v6-current): one arbitrary step of the greedy loop (steps.h)
 // with an induction hypothesis, and its sliced steps (the split grid: concrete B, W, I, every
-// query linear; the symbolic sliced I-3). The closed lemma chains are packed_chains.cpp.
+// query linear; the symbolic sliced I-3). The closed lemma chains are packed_chains.cpp; I-8 and
+// I-9 on the split grid are the step's two pieces as chunk entries (encode_entry.cpp).
 #include <stdexcept>
 
 #include "invariants/smt/packed_step.h"
@@ -42,7 +43,12 @@ PackedStep::PackedStep(z3::context& ctx, Z3Scope& sc, Encoding& enc, const TaskK
       T(ctx) {
   const expr &align = pp.align, &rb = pp.row_budget, &Mmax = pp.Mmax;
   fact(enc, cx >= 1, {cx});
-  bound(enc, cx <= ctx.int_val(d_.ctx_max), {cx});
+  // The split grid assumes no upper bound on ctx (a proof holds for every context length); its
+  // counterexample search asks for one inside the domain first.
+  if (split_mode)
+    enc.search_hints.push_back(cx <= ctx.int_val(d_.ctx_max));
+  else
+    bound(enc, cx <= ctx.int_val(d_.ctx_max), {cx});
   fact(enc, ks >= 0 && start == align * ks && start < cx, {start, ks});
   fact(enc, rows >= 0 && rows <= rb, {rows});
   enc.shown.insert(enc.shown.end(), {{"ctx", cx}, {"start", start}, {"rows", rows}, {"split_div_align", k}});
@@ -62,7 +68,7 @@ PackedStep::PackedStep(z3::context& ctx, Z3Scope& sc, Encoding& enc, const TaskK
   enc.method = "lemma chain over one arbitrary greedy step (induction), symbolic B/W/I";
   enc.unbounded = true;
   if (split_mode) {
-    enc.method = "split grid (concrete B, W, I): one arbitrary greedy step (induction), linear arithmetic";
+    enc.method = "split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic";
     enc.unbounded = false;
     enc.to_case = [c = c, cx = cx, key = key](const z3::model& m) {
       Case kcase = base_case(m, c, key.version, key.platform);
@@ -75,6 +81,49 @@ PackedStep::PackedStep(z3::context& ctx, Z3Scope& sc, Encoding& enc, const TaskK
   M1 = sc.fresh("M1");
   T = sc.fresh("T");
 }
+
+namespace {
+
+// I-8 and I-9 on the split grid (concrete B, W, I): the entries the greedy step emits -- the
+// take-all piece [start, ctx) and the split piece [start, start + k*align) when k >= 1 (add() in
+// plan_packed) -- with the planner's local_start and padded_local_len (packed_local_start,
+// packed_need) and the reorg's kept rows (reorg_kept_rows of the rank's local context length).
+// Every step is closed over what the pieces need: start = align*ks < ctx (the induction
+// hypothesis) and, for the split piece, k*align <= remaining - 1 (the search's postcondition,
+// its own step). The rest of the step (rows, S, the fit tests) only slows the solver: with it in
+// the cone the token-level queries of B=64, W=3, I=32 took over 100 s each, closed under 1 s.
+void split_I8_I9(z3::context& ctx, Z3Scope& sc, const PackedStep& p, Encoding& enc) {
+  if (!p.split_mode) {  // the symbolic sliced mode has the chains for both
+    enc.na = "not encoded (the lemma chains prove I-8 and I-9)";
+    return;
+  }
+  const expr &W = p.W, &I = p.I, &cx = p.cx;
+  LemmaChain lc(ctx, sc, enc);
+  const std::vector<expr> hs = LemmaChain::cat(lc.dom(p.start), lc.dom(cx));
+  const expr inside = lc.closed("split-inside", "k <= kmax: k*align <= max(cap, 0) <= remaining - 1",
+                                p.split >= 0 && p.split <= p.remaining - 1, LemmaChain::cat(lc.dom(p.k), hs));
+  auto piece = [&](const expr& is, const expr& len, std::string tag, std::vector<expr> h) {
+    const expr pll = p.need(p.start, len);
+    return EntryView{is,
+                     p.start,
+                     p.start + len,
+                     p.local_start,
+                     pll,
+                     [&p, &W, &I, &cx, pll](const expr& r) {
+                       return arith::reorg_kept_rows(dcp_local_len(cx, W, r, I), p.local_start, pll);
+                     },
+                     std::move(tag),
+                     std::move(h)};
+  };
+  const std::vector<EntryView> entries{piece(p.take_all, p.remaining, "all", hs),
+                                       piece(!p.take_all && p.k >= 1, p.split, "split", LemmaChain::cat(hs, {inside}))};
+  if (p.key.invariant == InvariantId::I8_local_length_bookkeeping)
+    entry_I8_steps(ctx, enc, cx, lc.dom(cx), entries, W, I);
+  else
+    entry_I9_steps(ctx, enc, entries, W, I);
+}
+
+}  // namespace
 
 Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const Domain& d) {
   Encoding enc;
@@ -95,6 +144,8 @@ Encoding encode_packed(z3::context& ctx, Z3Scope& sc, const TaskKey& key, const 
   const PackedStep p(ctx, sc, enc, key, d, split_mode, dcp, tr);
   if (!split_mode && lemma_chain_encoded(inv, dcp, p.c.sized))
     encode_packed_chain(ctx, sc, p, enc);
+  else if (inv == I8_local_length_bookkeeping || inv == I9_reorg_exact)
+    split_I8_I9(ctx, sc, p, enc);
   else
     encode_packed_sliced(ctx, sc, p, enc);
   return enc;

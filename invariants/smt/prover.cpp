@@ -123,8 +123,10 @@ std::string Domain::describe() const {
     o << ", workspace 1.." << workspace_max;
   o << ", ctx 0.." << ctx_max << "; old planner: n = 1.." << prefills_max << " prefills with context";
   if (packed_mode != "symbolic") {
-    o << "; packed planner " << (packed_mode == "auto" ? "(I-3 with an explicit workspace only) " : "")
-      << "split grid: block in {";
+    const bool every_row = packed_mode == "split" || (block_pin && dcp_pin && interleave_pin);
+    o << "; packed planner " << (every_row ? "" : "(I-3 with an explicit workspace only) ") << "split grid";
+    if (every_row && packed_mode == "auto") o << " (block, dcp, interleave pinned: every row)";
+    o << ": block in {";
     bool first = true;
     for (auto b : split_blocks)
       if (b <= block_max) o << (first ? "" : ",") << b, first = false;
@@ -164,20 +166,23 @@ bool applicable(Version v, InvariantId id, std::string* why) {
   return true;
 }
 
-bool encoded(Version v, InvariantId id, std::string* why) {
+bool encoded(Version v, InvariantId id, std::string* why, const Domain* d) {
   using enum InvariantId;
   auto no = [&](const char* w) {
     if (why) *why = w;
     return false;
   };
   if (engine_rule(v, id)) return engine_encoded(v, id, why);
+  // The old planner's entry with B, W, I concrete (encode_entry.cpp); symbolic, its sums over
+  // ranks and its reorg are nonlinear in W and I.
+  const bool old_pinned = d && pins_triple(*d, v);
   switch (id) {
     case I8_local_length_bookkeeping:
-      if (info(v).is_packed()) break;  // (a) the sum over ranks, (b) per rank
-      return no("not encoded for the old planner (packed planner only: lemma chains)");
+      if (info(v).is_packed() || old_pinned) break;  // (a) the sum over ranks, (b) per rank
+      return no("not encoded for the old planner unless block, dcp and interleave are pinned");
     case I9_reorg_exact:
-      if (info(v).is_packed()) break;  // count level per rank, then token level (the bijection)
-      return no("not encoded for the old planner (packed planner only: count and token level)");
+      if (info(v).is_packed() || old_pinned) break;  // count level per rank, then token level (the bijection)
+      return no("not encoded for the old planner unless block, dcp and interleave are pinned");
     case I11_config_validity: return no("a rule of the case format (interleave | block), enforced on input");
     case I12_merge_preconditions: return no("about merge kernels' NaN rules and batch order, not planner arithmetic");
     case I13_context_prefix: return no("about batch order (context-free prefills first), not planner arithmetic");
@@ -273,12 +278,16 @@ class RowTable {
     if (!applicable(v, id, &why)) {
       r.status = Status::not_applicable;
       r.detail = why;
-    } else if (!encoded(v, id, &why)) {
+    } else if (!encoded(v, id, &why, &opts_.domain)) {
       r.status = Status::not_encoded;
       r.detail = why;
     } else {
       r.status = Status::proved;  // until a case says otherwise
       r.cases = num_splits(v, id, opts_.domain);
+      if (r.cases == 0) {  // e.g. a split grid without a block of the domain: nothing was proved
+        r.status = Status::unknown;
+        r.detail = "the domain has no split case (no block of the split grid in it)";
+      }
       for (int s = 0; s < r.cases; ++s) {
         tasks_.push_back({v, p, id, s});
         task_row_.push_back(rows_.size());
@@ -334,10 +343,14 @@ class RowTable {
                     split_label(r.version, r.invariant, r.cases - 1, opts_.domain);
     } else if (packed)
       r.method = "split grid, " + std::to_string(r.cases) +
-                 " concrete (B, W, I) cases, one arbitrary greedy step (induction), symbolic S/ctx/start/rows";
+                 " concrete (B, W, I) cases, one arbitrary greedy step (induction), symbolic S/start/rows, any ctx "
+                 "(no upper bound on ctx assumed)";
     else
       r.method = "split n (prefills with context) 1.." + std::to_string(r.cases) +
-                 ", symbolic B/W/I/S/ctx, arbitrary chunk index";
+                 (pins_triple(opts_.domain, r.version) && (r.invariant == InvariantId::I8_local_length_bookkeeping ||
+                                                           r.invariant == InvariantId::I9_reorg_exact)
+                      ? ", pinned B/W/I (numerals), symbolic S/ctx, arbitrary chunk index"
+                      : ", symbolic B/W/I/S/ctx, arbitrary chunk index");
     if (r.status == Status::unknown)
       r.detail = std::to_string(r.unknown_cases.size()) + " of " + std::to_string(r.cases) + " case(s) undecided";
     if (r.status == Status::unknown && r.cases_not_run > 0)

@@ -30,7 +30,8 @@ struct Domain {
   std::int64_t prefills_max = 16;                       // old planner: n prefills with context, 1..this (split)
   // Packed planner: "auto" (default) proves I-1 .. I-4, I-6 .. I-10 by closed lemma chains with
   // symbolic B, W, I (unbounded; I-3 with an explicit workspace, which gives no S >= align, on
-  // the split grid); "symbolic" uses lemma chains everywhere (sliced queries where no chain
+  // the split grid; with block, dcp and interleave all pinned every row on the grid's one
+  // triple); "symbolic" uses lemma chains everywhere (sliced queries where no chain
   // exists); "split" proves every (B, I, W) of the split grid concretely (every division by a
   // constant: linear arithmetic) -- the cross-check mode.
   std::string packed_mode = "auto";
@@ -100,8 +101,10 @@ struct ProveResult {
 // Whether the prover encodes the invariant only under DCP (W >= 2): the catalogue's dcp_only
 // rows (info(id).dcp_only) and I-9 (see prover.cpp).
 bool encoded_only_under_dcp(InvariantId id);
-// Whether (version, invariant) has an SMT encoding; if not, why (for the table).
-bool encoded(Version v, InvariantId id, std::string* why = nullptr);
+// Whether (version, invariant) has an SMT encoding on domain d (default: any domain); if not,
+// why (for the table). The old planner's I-8 and I-9 are encoded only where d pins block, dcp
+// and interleave (the concrete entry of encode_entry.cpp).
+bool encoded(Version v, InvariantId id, std::string* why = nullptr, const Domain* d = nullptr);
 // Whether the invariant applies to the version at all (e.g. I-6 needs DCP).
 bool applicable(Version v, InvariantId id, std::string* why = nullptr);
 

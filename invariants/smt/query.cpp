@@ -62,10 +62,13 @@ void write_smt2(const std::string& dir, const TaskKey& key, int idx, const Step&
     << "; step " << idx << " '" << st.name << "': " << st.comment << "\n"
     << "; domain: " << domain << "\n"
     << "; the query asserts the domain, the arithmetic's witness definitions (floor division:\n"
-    << ";   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:\n"
-    << ";   unsat = the step holds; sat = a model violating it"
-    << (st.direct ? " (a counterexample to the invariant)" : " (the lemma chain is broken)") << "\n"
-    << "; inputs:";
+    << ";   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:\n";
+  if (st.witness)
+    o << ";   a WITNESS step: sat = the case occurs (the proofs are about something); unsat = vacuous\n";
+  else
+    o << ";   unsat = the step holds; sat = a model violating it"
+      << (st.direct ? " (a counterexample to the invariant)" : " (the lemma chain is broken)") << "\n";
+  o << "; inputs:";
   for (const auto& [n, e] : enc.shown) o << " " << n;
   o << "\n" << canonical_smt2(body);
 }

@@ -207,6 +207,25 @@ void report_model(const TaskKey& key, const Step& st, const Encoding& enc, const
   }
 }
 
+// A witness step: the domain (and every proved step) with the case's condition is satisfiable.
+// False (out says why) when it is not: the task's proofs would hold of no case.
+bool witness_holds(z3::context& ctx, const TaskKey& key, int idx, const Step& st, const Encoding& enc,
+                   const Z3Scope& scope, const ChainState& chain, const ProveOptions& opts, std::uint64_t rlimit,
+                   const std::string& domain, TaskOutcome& out) {
+  arm_watchdog(opts.timeout_s);
+  z3::solver s = build_query(ctx, st, enc, scope, chain.proved, QueryForm::full, rlimit, opts.seed);
+  ++out.queries;
+  if (!opts.emit_smt2_dir.empty()) write_smt2(opts.emit_smt2_dir, key, idx, st, enc, domain, s.to_smt2(), opts.domain);
+  if (opts.emit_only) return true;
+  const z3::check_result r = s.check();
+  if (r == z3::sat) return true;
+  out.status = Status::unknown;
+  out.detail = "step '" + st.name + "': " +
+               (r == z3::unsat ? std::string("vacuous: no case of the domain has it, the proofs would be about nothing")
+                               : "solver unknown (" + s.reason_unknown() + ")");
+  return false;
+}
+
 }  // namespace
 
 TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
@@ -238,6 +257,10 @@ TaskOutcome run_task(const TaskKey& key, const ProveOptions& opts) {
     if (st.instance_of != -1) {
       check_checked_step(ctx, enc, i, chain);
       chain.accept(i, st.goal);
+      continue;
+    }
+    if (st.witness) {
+      if (!witness_holds(ctx, key, static_cast<int>(i), st, enc, scope, chain, opts, rlimit, domain, out)) break;
       continue;
     }
     check_closed_hyps(st, chain);

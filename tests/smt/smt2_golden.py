@@ -40,6 +40,13 @@ ROWS = [
     # packed chains of sessions 3/4 (rocm; the cuda queries are the same text with the dense
     # builder): I-3 by induction, I-8 (a) and (b), I-9 at count and token level
     ["--version", "v6-current", "--platform", "rocm", "--invariant", "I-3,I-8,I-9"],
+    # the pinned triple (`chunkproof audit`'s seed deployment): every packed row on the split
+    # grid; I-8 and I-9 as direct queries over the greedy step's two pieces (encode_entry.cpp)
+    ["--version", "v6-current", "--platform", "rocm", "--invariant", "I-8,I-9", "--pin",
+     "block=64,dcp=8,interleave=1,workspace=65536"],
+    # the old planner's entry on the pinned triple (v1's reorg rule), one prefill
+    ["--version", "v1-dcp", "--platform", "rocm", "--invariant", "I-9", "--pin",
+     "block=64,dcp=8,interleave=1,workspace=65536", "--domain", "prefills=1"],
 ]
 
 

@@ -1,5 +1,5 @@
 ; chunkproof prove: v6-current / cuda / I-3 (each context is covered exactly once, in order, by the chunk spans)
-; split: B=16,W=1,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), linear arithmetic
+; split: B=16,W=1,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic
 ; step 1 'definedness': every divisor is positive where the plan is built (floor semantics exact)
 ; domain: block 1..16384, dcp 1..2, interleave | block (<= 1), S sized from max_model_len 1..2097152 and max_num_seqs 1..1024, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner split grid: block in {16} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..2
 ; the query asserts the domain, the arithmetic's witness definitions (floor division:
@@ -33,8 +33,6 @@
  (= S ?t5)))))))
 (assert
  (>= ctx 1))
-(assert
- (<= ctx 2097152))
 (assert
  (let (($t6 (>= start_div_align 0)))
  (and (and $t6 (= start (* 16 start_div_align))) (< start ctx))))

@@ -43,7 +43,6 @@ void plan_old(const Case& c, Plan& plan) {
 
   if (dcp) plan.local_chunk = steps::old_local_chunk(fr, M, I, W).get();
   const Int PL = plan.local_chunk;
-  const bool v1_reorg = fr.local == LocalRule::v1_floor;
   const auto& qsl = query_start_loc_scratch(c);
   const std::int64_t base = qsl[static_cast<std::size_t>(plan.num_decodes)];
 
@@ -61,10 +60,8 @@ void plan_old(const Case& c, Plan& plan) {
         e.padded_local_len = g.padded_local_len.get();
         e.kept = take_rows();
         for (Int rank = 0; rank < W; rank = rank + 1)
-          e.kept.push_back((v1_reorg
-                                ? arith::v1_reorg_kept_rows(ctx, ci, M, W, rank, g.padded_local_len)
-                                : arith::reorg_kept_rows(Int(plan.local_ctx[r][static_cast<std::size_t>(rank.get())]),
-                                                         g.local_start, g.padded_local_len))
+          e.kept.push_back(steps::old_kept_rows(fr, ctx, ci, M, W, rank,
+                                                Int(plan.local_ctx[r][static_cast<std::size_t>(rank.get())]), g)
                                .get());
       }
       ch.entries.push_back(std::move(e));

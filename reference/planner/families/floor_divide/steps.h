@@ -89,6 +89,15 @@ OldEntry<N> old_entry(const FloorDivideRules& r, const N& ctx, const N& c, const
       r.local == LocalRule::v1_floor ? arith::v1_local_len(ctx, c, M, W) : arith::old_local_len(ctx, c, PL, I, W);
   return e;
 }
+// The rows rank `rank` keeps of entry g after the all-gather (the reorg): S2's rule (v1: a rank
+// past the chunk's last partial stripe keeps one row less) or #28526's (what the rank owns of the
+// span: its local context length past local_start, at most the gathered rows).
+template <class N>
+N old_kept_rows(const FloorDivideRules& r, const N& ctx, const N& c, const N& M, const N& W, const N& rank,
+                const N& local_ctx, const OldEntry<N>& g) {
+  return r.local == LocalRule::v1_floor ? arith::v1_reorg_kept_rows(ctx, c, M, W, rank, g.padded_local_len)
+                                        : arith::reorg_kept_rows(local_ctx, g.local_start, g.padded_local_len);
+}
 
 }  // namespace steps
 }  // namespace cp

@@ -1,0 +1,24 @@
+; chunkproof prove: v1-dcp / rocm / I-9 (token by token, each request receives exactly its own positions once (gather, all-gather, reorg))
+; split: n=1; method: split n = 1, pinned B/W/I (numerals), arbitrary chunk index
+; step 2 'pos-block': 0 <= I*o + u <= I*W - 1: floordiv(p, I*W) = t, local_index(p) = t*I + u
+; domain: pinned block=64 dcp=8 interleave=1 workspace=65536; block 1..64, dcp 1..8, interleave | block (<= 1), workspace 1..65536, ctx 0..2097152; old planner: n = 1..1 prefills with context; packed planner split grid (block, dcp, interleave pinned: every row): block in {64} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..8
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (the lemma chain is broken)
+; inputs: M S block chunk ctx0 dcp interleave position rank slot
+; 
+(set-info :status unknown)
+(declare-fun position () Int)
+(assert
+ (let ((?t1 (div position 1)))
+ (let ((?t2 (- ?t1 (* (div ?t1 8) 8))))
+ (let ((?t3 (- position (* ?t1 1))))
+ (let (($t4 (= position (+ (+ (* (* 1 8) (div ?t1 8)) (* 1 ?t2)) ?t3))))
+ (let (($t5 (and (and (and $t4 (>= ?t2 0)) (<= ?t2 (- 8 1))) (>= ?t3 0))))
+ (and $t5 (<= ?t3 (- 1 1)))))))))
+(assert
+ (let ((?t3 (- position (* (div position 1) 1))))
+ (let ((?t6 (+ (* (div position 8) 1) ?t3)))
+ (let (($t7 (and (= (div position 8) (div (div position 1) 8)) (= ?t6 (+ (* (div (div position 1) 8) 1) ?t3)))))
+ (not $t7)))))
+(check-sat)

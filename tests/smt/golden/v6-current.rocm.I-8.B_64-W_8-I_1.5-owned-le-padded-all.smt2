@@ -1,0 +1,50 @@
+; chunkproof prove: v6-current / rocm / I-8 (local context lengths come from ctx and padded local lengths cover each rank's share)
+; split: B=64,W=8,I=1; method: split grid (concrete B, W, I): one arbitrary greedy step (induction), any ctx, linear arithmetic
+; step 5 'owned-le-padded-all': the rows rank r owns of the span [start, end) are <= the entry's padded_local_len
+; domain: pinned block=64 dcp=8 interleave=1 workspace=65536; block 1..64, dcp 1..8, interleave | block (<= 1), workspace 1..65536, ctx 0..2097152; old planner: n = 1..16 prefills with context; packed planner split grid (block, dcp, interleave pinned: every row): block in {64} x interleave in divisors(B) n {1,2,4,..,64,B} x dcp 1..8
+; the query asserts the domain, the arithmetic's witness definitions (floor division:
+;   d > 0 => a = d*q + r, 0 <= r < d), the earlier steps, and the NEGATED step goal:
+;   unsat = the step holds; sat = a model violating it (a counterexample to the invariant)
+; inputs: S block ctx dcp interleave rank rows split_div_align start
+; 
+(set-info :status unknown)
+(declare-fun S () Int)
+(declare-fun ctx () Int)
+(declare-fun rank () Int)
+(declare-fun rows () Int)
+(declare-fun start () Int)
+(assert
+ (let ((?t1 (* (div (- (+ start (* 1 8)) 1) 8) 1)))
+ (let ((?t2 (div (- (+ (+ start (- ctx start)) (* 1 8)) 1) 8)))
+ (let ((?t3 (- (* ?t2 1) ?t1)))
+ (let ((?t4 (* rank 1)))
+ (let ((?t5 (- (- start (* (* (div (div start 1) 8) 1) 8)) ?t4)))
+ (let ((?t6 (ite (>= ?t5 0) ?t5 0)))
+ (let ((?t7 (* (div (div start 1) 8) 1)))
+ (let ((?t8 (+ ?t7 (ite (>= ?t6 1) 1 ?t6))))
+ (let ((?t9 (* (div (div (+ start (- ctx start)) 1) 8) 1)))
+ (let ((?t10 (- ctx start)))
+ (let ((?t11 (+ start ?t10)))
+ (let ((?t12 (- (- ?t11 (* ?t9 8)) ?t4)))
+ (let ((?t13 (ite (>= ?t12 0) ?t12 0)))
+ (<= (- (+ ?t9 (ite (>= ?t13 1) 1 ?t13)) ?t8) ?t3)))))))))))))))
+(assert
+ (let ((?t1 (* (div (- (+ start (* 1 8)) 1) 8) 1)))
+ (let ((?t2 (div (- (+ (+ start (- ctx start)) (* 1 8)) 1) 8)))
+ (let ((?t3 (- (* ?t2 1) ?t1)))
+ (let ((?t4 (* rank 1)))
+ (let ((?t5 (- (- start (* (* (div (div start 1) 8) 1) 8)) ?t4)))
+ (let ((?t6 (ite (>= ?t5 0) ?t5 0)))
+ (let ((?t7 (* (div (div start 1) 8) 1)))
+ (let ((?t8 (+ ?t7 (ite (>= ?t6 1) 1 ?t6))))
+ (let ((?t9 (* (div (div (+ start (- ctx start)) 1) 8) 1)))
+ (let ((?t10 (- ctx start)))
+ (let ((?t11 (+ start ?t10)))
+ (let ((?t12 (- (- ?t11 (* ?t9 8)) ?t4)))
+ (let ((?t13 (ite (>= ?t12 0) ?t12 0)))
+ (let (($t14 (<= (- (+ ?t9 (ite (>= ?t13 1) 1 ?t13)) ?t8) ?t3)))
+ (let ((?t15 (div S 8)))
+ (let (($t16 (<= (+ rows ?t3) ?t15)))
+ (let (($t17 (=> $t16 $t14)))
+ (not $t17)))))))))))))))))))
+(check-sat)
