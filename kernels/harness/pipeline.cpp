@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "kernels/collective.h"
@@ -633,20 +634,28 @@ void accumulate(State& s, Work& w, const Piece& p, bool causal, DeviceBuffer<flo
   s.st.end();
 }
 
-// merge_attn_states(the work's running partial, (po, pl)) in flavour f, on the device.
-std::pair<DeviceBuffer<float>, DeviceBuffer<float>> merge_states(State& s, int f, const Work& w,
-                                                                 const DeviceBuffer<float>& po,
-                                                                 const DeviceBuffer<float>& pl) {
-  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
+// merge_attn_states(prefix, suffix) of qn tokens in flavour f under `rule`, into fresh (poisoned)
+// device buffers: the one merge launch of every loop here.
+std::pair<DeviceBuffer<float>, DeviceBuffer<float>> merged(State& s, int f, int qn, const float* p_out,
+                                                           const float* p_lse, const float* s_out, const float* s_lse,
+                                                           mla::MergeRule rule) {
+  const std::size_t th = static_cast<std::size_t>(qn) * s.N;
   DeviceBuffer<float> mo(th * s.Vd), ml(th);
   if (s.o.poison) {
     mo.poison();
     ml.poison();
   }
-  launch_merge(f, w.qn, s.N, s.Vd, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), mo.data(),
-               ml.data(), s.cm.rule[f]);
-  s.digest(Step::merge, w.fold_rank, {{mo.data(), mo.bytes()}, {ml.data(), ml.bytes()}});
+  launch_merge(f, qn, s.N, s.Vd, p_out, p_lse, s_out, s_lse, mo.data(), ml.data(), rule);
   return {std::move(mo), std::move(ml)};
+}
+
+// merge_attn_states(the work's running partial, (po, pl)) in flavour f, on the device.
+std::pair<DeviceBuffer<float>, DeviceBuffer<float>> merge_states(State& s, int f, const Work& w,
+                                                                 const DeviceBuffer<float>& po,
+                                                                 const DeviceBuffer<float>& pl) {
+  auto m = merged(s, f, w.qn, w.part_out[f].data(), w.part_lse[f].data(), po.data(), pl.data(), s.cm.rule[f]);
+  s.digest(Step::merge, w.fold_rank, {{m.first.data(), m.first.bytes()}, {m.second.data(), m.second.bytes()}});
+  return m;
 }
 
 // The final merge's outputs of a work in flavour f: lse, and out honouring
@@ -682,20 +691,11 @@ DeviceBuffer<float> device_copy(const DeviceBuffer<float>& b) {
 // running state starts as the suffix and every kept chunk partial is merged into it (chunk as
 // prefix); TensorRT-LLM's op 2 copies the suffix when no loop had keys.
 void merge_from_suffix(State& s, Work& w, const DeviceBuffer<float>& po, const DeviceBuffer<float>& pl) {
-  const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
   for (int f = 0; f < 2; ++f) {
     DeviceBuffer<float> ro = device_copy(po), rl = device_copy(pl);
-    for (std::size_t k = 0; k < w.pend_out.size(); ++k) {
-      DeviceBuffer<float> mo(th * s.Vd), ml(th);
-      if (s.o.poison) {
-        mo.poison();
-        ml.poison();
-      }
-      launch_merge(f, w.qn, s.N, s.Vd, w.pend_out[k].data(), w.pend_lse[k].data(), ro.data(), rl.data(), mo.data(),
-                   ml.data(), s.cm.rule[f]);
-      ro = std::move(mo);
-      rl = std::move(ml);
-    }
+    for (std::size_t k = 0; k < w.pend_out.size(); ++k)
+      std::tie(ro, rl) =
+          merged(s, f, w.qn, w.pend_out[k].data(), w.pend_lse[k].data(), ro.data(), rl.data(), s.cm.rule[f]);
     write_output(s, w, f, po, ro, rl);
   }
 }
@@ -870,17 +870,9 @@ void combine_shards(State& s, Work& w) {
     }
     copy_d2d(w.part_out[f].data(), rank_out(0), th * s.Vd * sizeof(float));
     copy_d2d(w.part_lse[f].data(), rank_lse(0), th * sizeof(float));
-    for (std::size_t d = 1; d < W; ++d) {
-      DeviceBuffer<float> mo(th * s.Vd), ml(th);
-      if (s.o.poison) {
-        mo.poison();
-        ml.poison();
-      }
-      launch_merge(f, w.qn, s.N, s.Vd, w.part_out[f].data(), w.part_lse[f].data(), rank_out(d), rank_lse(d), mo.data(),
-                   ml.data());
-      w.part_out[f] = std::move(mo);
-      w.part_lse[f] = std::move(ml);
-    }
+    for (std::size_t d = 1; d < W; ++d)
+      std::tie(w.part_out[f], w.part_lse[f]) =
+          merged(s, f, w.qn, w.part_out[f].data(), w.part_lse[f].data(), rank_out(d), rank_lse(d), mla::MergeRule{});
     s.digest(Step::merge, -1,
              {{w.part_out[f].data(), w.part_out[f].bytes()}, {w.part_lse[f].data(), w.part_lse[f].bytes()}});
   }
