@@ -45,7 +45,7 @@ std::vector<Triple> packed_grid(const Domain& d) {
     }
     for (std::int64_t I : is)
       for (std::int64_t W = 1; W <= d.dcp_max; ++W)
-        if ((!d.dcp_pin || W == d.dcp_pin) && (!d.interleave_pin || I == d.interleave_pin)) g.push_back({B, W, I});
+        if (!d.dcp_pin || W == d.dcp_pin) g.push_back({B, W, I});  // a pinned I is is's one value
   }
   return g;
 }
