@@ -30,7 +30,14 @@ skip=()
 echo "== release build: the CLI and the tests only it can run ($(date +%T))"
 cmake --preset release "${launcher[@]}" >/dev/null
 cmake --build --preset release -j "$jobs" --target ci_release_tests
-ctest --preset release -L 'smt|python|gpu|mutation|release' "${skip[@]}"
+# These tests wait on child processes, solvers' workers and watchdogs much of the time: they run
+# beside the HIP and ASan builds below (filling the cores they leave idle); their output is shown
+# when they end, all of it when one fails.
+release_log=build/release/ci-release-tests.log
+echo "== release tests (labels smt python gpu mutation release), beside the builds below: $release_log ($(date +%T))"
+ctest --preset release -L 'smt|python|gpu|mutation|release' "${skip[@]}" >"$release_log" 2>&1 &
+release_tests=$!
+trap 'kill "$release_tests" 2>/dev/null || true' EXIT
 
 # The complete HIP backend with Debian's ROCm 5.2 packages: CMake's HIP language with clang-19 for
 # gfx90a and gfx942 (gfx942 through the aliased device library: compile and link only), the whole
@@ -46,8 +53,21 @@ else
   echo "== HIP backend: skipped (clang-19 or Debian's ROCm CMake packages not installed)"
 fi
 
-echo "== ASan+UBSan build, -O1 -g1: compile time is most of CI ($(date +%T))"
+# clang-19 (1.4x faster to compile than g++ 12 here, and a second compiler's warnings), the rooms'
+# libraries at -O1 -g1, the tests' own sources at -O0 (their optimisation was half of this build).
+echo "== ASan+UBSan build (clang-19): compile time is most of CI ($(date +%T))"
 cmake --preset asan "${launcher[@]}" >/dev/null
 cmake --build --preset asan -j "$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --preset asan -LE "gpu-compile|python"  # the GPU compile checks and the Python tests ran above
+echo "== release tests: waiting for them ($(date +%T))"
+release_rc=0
+wait "$release_tests" || release_rc=$?
+trap - EXIT
+if [ "$release_rc" != 0 ]; then
+  cat "$release_log"
+  echo "== release tests FAILED (exit $release_rc): $release_log"
+  exit "$release_rc"
+fi
+tail -n 30 "$release_log"
+
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --preset asan -LE "gpu-compile|python|release"  # ran above: the GPU compile checks, Python, label release
 echo "== all tests passed ($(date +%T))"
