@@ -6,6 +6,12 @@
 // a's keys in the causal part, or if the tail's start were off by one.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include "reference/dcp/movement.h"
 #include "reference/mla/check.h"
 #include "reference/planner/families/pcp/family.h"
@@ -125,6 +131,23 @@ TEST(ReuseNumerics, AWrongTailStartIsABitDifference) {
     EXPECT_TRUE(named);
   }
   EXPECT_EQ(run_check(c, {}).exit_code(), 0);  // and the right start is not
+}
+
+// tests/gpu/reuse-random.cases (the random reuse cases `check --device gpu --cases` runs on the
+// H200, scripts/h200-run.sh) is random_reuse_case's output, seed 1: 100 per pcp version, platforms
+// alternating. CHUNKPROOF_WRITE_REUSE_CASES=1 rewrites it.
+TEST(ReuseNumerics, GpuCasesFileIsTheGenerators) {
+  std::string want = "# random_reuse_case(v, i % 2 ? rocm : cuda, seed 1, i), i < 100, v = pcp-a, pcp-b, pcp-c\n";
+  for (Version v : {Version::pcp_a, Version::pcp_b, Version::pcp_c})
+    for (std::uint64_t i = 0; i < 100; ++i)
+      want += print_case(random_reuse_case(v, i % 2 ? Platform::rocm : Platform::cuda, 1, i)) + "\n";
+  const std::filesystem::path path =
+      std::filesystem::path(CHUNKPROOF_SOURCE_DIR) / "tests" / "gpu" / "reuse-random.cases";
+  if (std::getenv("CHUNKPROOF_WRITE_REUSE_CASES") != nullptr) std::ofstream(path) << want;
+  std::ifstream in(path);
+  const std::string have((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(have, want) << "regenerate: CHUNKPROOF_WRITE_REUSE_CASES=1 "
+                        << ::testing::UnitTest::GetInstance()->current_test_info()->name();
 }
 
 }  // namespace
