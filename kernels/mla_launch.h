@@ -72,7 +72,8 @@ void launch_up_project_fast(const std::uint16_t* rows, std::int64_t n, int L, in
 enum class ScoresKernel { reg4x4, tiled32 };
 ScoresKernel scores_kernel_choice();
 // Scores of one request's qn tokens against rows [0, n): store[(key0 + i)*qn*N + t*N + h] =
-// mul_rn(dot_concat(q[t][h], kn[i][h], Pn, kpe[i], Rr), scale), causal: t >= i only.
+// mul_rn(dot_concat(q[t][h], kn[i][h], Pn, kpe[i], Rr), scale), causal: keys i < mla::causal_end(t, n, qn)
+// only (reference/mla/math/causal.h: i <= t when n == qn).
 // Updates mx_key[t*N + h] (ordered-integer image of the running max).
 void launch_scores(const float* q, int qn, int N, int Pn, int Rr, const float* kn, const float* kpe, std::int64_t n,
                    bool causal, float scale, float* store, std::int64_t key0, std::uint32_t* mx_key);

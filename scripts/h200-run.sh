@@ -5,7 +5,10 @@
 # blocks (issue 25 item 5, issue 27 item 4), the local-shard family's random cases, corpus cases and
 # compute-sanitizer run (N_LOCAL random cases, default 500), and `chunkproof bench --device gpu`
 # (medians of 5 timed runs). Logs go to $OUT (or ./h200-out).
-#   usage: scripts/h200-run.sh [N_RANDOM] [all|bench|check]   (default 1000 all)
+# `reuse` instead runs only the PCP context-reuse block (#57668, issue 25 item 5): the build, the
+# random reuse cases of tests/gpu/reuse-random.cases, the reuse corpus cases, test_gpu's PCP tests
+# and compute-sanitizer memcheck on a merged row with an unaligned tail.
+#   usage: scripts/h200-run.sh [N_RANDOM] [all|bench|check|reuse]   (default 1000 all)
 set -uo pipefail
 OUT=${OUT:-$PWD/h200-out}
 mkdir -p "$OUT"
@@ -28,7 +31,24 @@ log() { echo "== $* ($(date +%T))"; }
     tail -20 "$OUT/build.log"
     echo "build failed"; exit 1
   fi
-  if [ "$ONLY" != bench ]; then
+  if [ "$ONLY" = reuse ]; then
+    log "PCP context reuse (#57668): every rank's merged rows GPU == CPU, bit for bit"
+    timeout 300 "$BIN" check --device gpu --cases tests/gpu/reuse-random.cases --quiet | tail -n 3
+    echo "reuse-random.cases rc=${PIPESTATUS[0]}"
+    grep -h '^version=pcp' corpus/regressions/pcp-reuse-*.case | while read -r line; do
+      for v in pcp-a pcp-b pcp-c; do
+        timeout 60 "$BIN" check --device gpu --case "${line/version=pcp-? /version=$v }" | grep -E '^(ok|FAIL)|case:|agrees|DISAGREES' | cut -c1-400
+      done
+    done
+    timeout 300 "$(find build/h200x -name test_gpu -type f | head -1)" --gtest_filter='GpuCheck.Pcp*:GpuRuntime.*' |
+      grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED) +\]|^\[=+\]|Failure|case:' | tail -n 20
+    echo "test_gpu rc=${PIPESTATUS[0]}"
+    RU="version=pcp-c platform=cuda workspace=64 block=16 pcp=2 ctx=70,300 q=32,20 ctx_reuse=on"
+    timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN" check --device gpu --case "$RU" | tail -2
+    echo "compute-sanitizer memcheck (reuse) rc=${PIPESTATUS[0]}"
+    ONLY=done
+  fi
+  if [ "$ONLY" != bench ] && [ "$ONLY" != done ]; then
     REP="version=v6-current platform=cuda workspace=256 block=16 dcp=4 interleave=2 ctx=300,0,77 q=3,2,4"
     log "one case (DCP 4, interleave 2)"
     timeout 120 "$BIN" check --device gpu --case "$REP"; echo "rc=$?"
@@ -94,7 +114,7 @@ log() { echo "== $* ($(date +%T))"; }
     timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$BIN" check --device gpu --case "$REP" | tail -3
     echo "rc=$?"
   fi
-  if [ "$ONLY" != check ]; then
+  if [ "$ONLY" != check ] && [ "$ONLY" != done ]; then
     log "bench: chunkproof bench --device gpu --reps 5"
     timeout 300 "$BIN" bench --device gpu --reps 5; echo "rc=$?"
   fi

@@ -17,6 +17,7 @@
 #include "reference/mla/math/all.h"
 #include "reference/mla/merge_rules.h"
 #include "reference/mla/stages.h"
+#include "reference/mla/token_groups.h"
 
 namespace cp::gpu {
 
@@ -76,10 +77,14 @@ struct Piece {
   std::vector<int> holders;
 };
 
-// One prefill request's running state on the device.
+// One token group's running state on the device (reference/mla/token_groups.h: a prefill, or one
+// of a PCP context-reuse merged row's two groups).
 struct Work {
-  int request = 0, qn = 0;
+  int request = 0, qn = 0, q_offset = 0;
   std::int64_t ctx = 0, token0 = 0, key0 = 0, keys = 0;
+  std::int64_t lead_ctx = 0;  // the causal suffix's leading keys [lead_ctx, lead_ctx + lead_q)
+  int lead_q = 0;
+  std::int64_t suffix_rows() const { return lead_q + qn; }
   DeviceBuffer<float> q, store, suf_store, mx;
   DeviceBuffer<std::uint32_t> mx_key;
   DeviceBuffer<ExactAcc> num, den;
@@ -147,9 +152,9 @@ struct State {
   CacheView cv{};
   DeviceBuffer<float> w_uk, w_uv;
   DeviceBuffer<std::uint16_t> w_uk_b, w_uv_b;  // --mode fast: the weights as bf16 bits
-  // Works, one per prefill, in prefill order; the chunks of the run.
+  // Works, one per token group, in prefill order; the chunks of the run.
   std::vector<Work> works;
-  std::vector<int> work_of;
+  mla::TokenGroups groups;
   std::int64_t T = 0;
   std::vector<ChunkRef> chunks;
   // The stages' buffers: the workspace rows and their pieces, K and V, the exact scratch.
@@ -210,19 +215,22 @@ void upload_cache(State& s) {
   s.w_uv_b = DeviceBuffer<std::uint16_t>(bf16_bits(s.in.w_uv));
 }
 
-// Works in prefill order, and the chunks: the plan's, or one per request (unchunked), with the
-// number of keys each work attends.
+// Works in prefill order (mla::token_groups, the CPU's groups), and the chunks: the plan's, or one
+// per work (unchunked), with the number of keys each work attends.
 void make_works(State& s) {
-  s.works.resize(s.plan.prefills.size());
-  s.work_of.assign(s.c.ctx.size(), -1);
-  for (std::size_t k = 0; k < s.plan.prefills.size(); ++k) {
+  s.groups = mla::token_groups(s.c, s.plan, s.o.chunked);
+  s.works.resize(s.groups.groups.size());
+  for (std::size_t k = 0; k < s.works.size(); ++k) {
+    const mla::TokenGroup& g = s.groups.groups[k];
     Work& w = s.works[k];
-    w.request = s.plan.prefills[k];
-    w.qn = static_cast<int>(s.c.q[static_cast<std::size_t>(w.request)]);
-    w.ctx = s.c.ctx[static_cast<std::size_t>(w.request)];
-    w.token0 = s.T;
+    w.request = g.request;
+    w.qn = g.qn;
+    w.q_offset = g.q_offset;
+    w.ctx = g.ctx;
+    w.token0 = g.token0;
+    w.lead_ctx = g.lead_ctx;
+    w.lead_q = g.lead_q;
     s.T += w.qn;
-    s.work_of[static_cast<std::size_t>(w.request)] = static_cast<int>(k);
   }
   if (s.o.chunked)
     for (std::size_t ci = 0; ci < s.plan.chunks.size(); ++ci) s.chunks.push_back({&s.plan.chunks[ci], -1, ci});
@@ -239,7 +247,7 @@ void make_works(State& s) {
     for (std::size_t b = 0; b < cr.ch->entries.size(); ++b) {
       std::int64_t keys = 0;  // the rows the entry attends (on every rank, under local attention)
       for (const AttendSpan& sp : attended_spans(mv, *cr.ch, b, s.W)) keys += sp.hi - sp.lo;
-      s.work(s.work_of[static_cast<std::size_t>(cr.ch->entries[b].request)]).keys += keys;
+      for (int k : s.groups.served(*cr.ch, b)) s.work(k).keys += keys;
     }
   }
 }
@@ -270,9 +278,12 @@ void allocate_shards(State& s, Work& w) {
 void allocate_works(State& s) {
   for (auto& w : s.works) {
     const std::size_t th = static_cast<std::size_t>(w.qn) * s.N;
-    w.q = DeviceBuffer<float>(s.in.query[static_cast<std::size_t>(w.request)]);
+    const auto& query = s.in.query[static_cast<std::size_t>(w.request)];
+    const std::size_t per = static_cast<std::size_t>(s.N) * (s.Pn + s.Rr);
+    w.q = DeviceBuffer<float>(std::vector<float>(query.begin() + static_cast<long>(w.q_offset * per),
+                                                 query.begin() + static_cast<long>((w.q_offset + w.qn) * per)));
     w.store = DeviceBuffer<float>(at_least_1(w.keys) * th);
-    w.suf_store = DeviceBuffer<float>(static_cast<std::size_t>(w.qn) * th);
+    w.suf_store = DeviceBuffer<float>(static_cast<std::size_t>(w.suffix_rows()) * th);
     w.mx = DeviceBuffer<float>(th);
     w.mx_key = DeviceBuffer<std::uint32_t>(th);
     w.mx_key.zero();
@@ -292,8 +303,10 @@ void allocate_works(State& s) {
     }
     if (s.plan.local_attention && s.o.chunked && s.o.vllm) allocate_shards(s, w);
     if (s.comm) {  // the same rows the emulation gathers from the cache (in.fetch: same bits)
-      std::vector<std::uint16_t> rows(static_cast<std::size_t>(w.qn) * s.R);
-      for (int k = 0; k < w.qn; ++k) s.in.fetch(w.request, w.ctx + k, rows.data() + static_cast<std::size_t>(k) * s.R);
+      std::vector<std::uint16_t> rows(static_cast<std::size_t>(w.suffix_rows()) * s.R);
+      for (int k = 0; k < w.suffix_rows(); ++k)
+        s.in.fetch(w.request, k < w.lead_q ? w.lead_ctx + k : w.ctx + k - w.lead_q,
+                   rows.data() + static_cast<std::size_t>(k) * s.R);
       w.suffix = DeviceBuffer<std::uint16_t>(rows);
     }
   }
@@ -458,7 +471,7 @@ std::int64_t local_workspace(State& s, const ChunkRef& cr, const ChunkMovement& 
   std::vector<CopySegment> segs;
   std::int64_t cursor = 0, maxc = 0;
   for (std::size_t b = 0; b < ch.entries.size(); ++b) {
-    const int work = s.work_of[static_cast<std::size_t>(ch.entries[b].request)];
+    const int work = s.groups.first[static_cast<std::size_t>(ch.entries[b].request)];  // DCP: no merged rows
     const std::vector<AttendSpan> spans = attended_spans(mv, ch, b, s.W);
     if (s.plan.local_attention) {
       shard_pieces(s, work, static_cast<int>(b), spans, segs, cursor, maxc);
@@ -532,23 +545,28 @@ std::int64_t workspace(State& s, const ChunkRef& cr) {
     reorg(s, cr, mv, G, rows);
   }
   for (std::size_t b = 0; b < ch.entries.size(); ++b)
-    s.pieces.push_back({s.work_of[static_cast<std::size_t>(ch.entries[b].request)], ch.cu_seq_lens[b],
-                        ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b], static_cast<int>(b)});
+    for (int k : s.groups.served(ch, b))  // a merged row's shared chunk: both groups, its tail: b's
+      s.pieces.push_back({k, ch.cu_seq_lens[b], ch.cu_seq_lens[b + 1] - ch.cu_seq_lens[b], static_cast<int>(b)});
   s.st.end();
   return rows;
 }
 
-// gather of a work's causal suffix rows: its new tokens' own latent KV.
+// gather of a work's causal suffix rows: its leading keys (a merged row's a tokens), then its new
+// tokens' own latent KV.
 void gather_suffix(State& s, const Work& w) {
   s.cur_chunk = -1;
   s.st.begin("gather");
-  ensure(s.ws, static_cast<std::size_t>(std::max(w.qn, 1)) * s.R);
+  const std::int64_t rows = w.suffix_rows();
+  ensure(s.ws, at_least_1(rows) * s.R);
   if (s.o.poison) s.ws.poison();
   if (s.comm) {
-    if (w.qn > 0) copy_d2d(s.ws.data(), w.suffix.data(), w.suffix.bytes());
+    if (rows > 0) copy_d2d(s.ws.data(), w.suffix.data(), w.suffix.bytes());
   } else {
-    const DeviceBuffer<GatherEntry> e(std::vector<GatherEntry>{{w.request, w.ctx, 0, w.qn}});
-    launch_gather_positions(s.cv, e.data(), 1, w.qn, s.ws.data());
+    std::vector<GatherEntry> es;
+    if (w.lead_q > 0) es.push_back({w.request, w.lead_ctx, 0, w.lead_q});
+    es.push_back({w.request, w.ctx, w.lead_q, w.qn});
+    const DeviceBuffer<GatherEntry> e(es);
+    launch_gather_positions(s.cv, e.data(), static_cast<int>(es.size()), rows, s.ws.data());
   }
   s.st.end();
 }
@@ -927,10 +945,10 @@ void run_pass(State& s, const Pass& pass) {
   if (s.comm && s.local_attention) combine_exact_across_ranks(s, pass);
   for (Work& w : s.works) {
     gather_suffix(s, w);
-    if (pass.scores) up_project(s, w.qn, true);
-    if (pass.accumulate) up_project(s, w.qn, false);
+    if (pass.scores) up_project(s, w.suffix_rows(), true);
+    if (pass.accumulate) up_project(s, w.suffix_rows(), false);
     if (pass.merge && s.o.vllm && s.plan.local_attention) combine_shards(s, w);
-    attend_piece(s, pass, w, Piece{0, 0, w.qn}, true);
+    attend_piece(s, pass, w, Piece{0, 0, w.suffix_rows()}, true);
     if (pass.scores && s.o.exact)  // every attended key scored: the global max is complete
       launch_decode_max(w.mx_key.data(), static_cast<std::int64_t>(w.mx.size()), w.mx.data());
     w.key0 = 0;

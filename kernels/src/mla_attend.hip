@@ -29,7 +29,7 @@ __global__ void scores_kernel(const float* q, int qn, int N, int Pn, int Rr, con
   // Tokens vary fastest: the qn threads of one (key, head) read the same k row (broadcast).
   const std::int64_t i = idx / per_row;
   const int h = static_cast<int>((idx % per_row) / qn), t = static_cast<int>(idx % qn);
-  if (causal && t < i) return;
+  if (causal && i >= mla::causal_end(t, n, qn)) return;  // math/causal.h
   const int qk = Pn + Rr;
   const float d =
       mla::dot_concat(q + (static_cast<std::int64_t>(t) * N + h) * qk, kn + (i * N + h) * Pn, Pn, kpe + i * Rr, Rr);
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kScThreads)
   for (int r = 0; r < kScPer; ++r) {
     const int kk = kb + r * kStride;
     const std::int64_t i = i0 + kk;
-    if (tt >= nt || kk >= nk || (causal && t < i)) continue;
+    if (tt >= nt || kk >= nk || (causal && i >= mla::causal_end(t, n, qn))) continue;
     const float sc = mla::mul_rn(acc[r], scale);
     store[(key0 + i) * per_row + static_cast<std::int64_t>(t) * N + h] = sc;
     cp_atomic_max_u32(&mxs[tt], ordered(sc));
@@ -241,7 +241,7 @@ __global__ void CP_LAUNCH_BOUNDS_MIN_BLOCKS(kSrThreads, kMinBlocks)
 #pragma unroll
     for (int b = 0; b < 4; ++b) {
       const std::int64_t i = i0 + kg + b * kSrKeyGroups;
-      if (i >= n || (causal && t < i)) continue;
+      if (i >= n || (causal && i >= mla::causal_end(t, n, qn))) continue;
       const float sc = mla::mul_rn(acc[a][b], scale);
       store[(key0 + i) * per_row + static_cast<std::int64_t>(t) * N + h] = sc;
       const std::uint32_t o = ordered(sc);
@@ -286,7 +286,7 @@ __global__ void exact_tile_kernel(const float* store, std::int64_t key0, std::in
   auto end_of = [&](int k) {  // keys [lo, end) of token t0 + k in this tile
     const int t = t0 + k;
     std::int64_t e = t < qn ? min64(n, lo + kKeyTile) : lo;
-    if (causal) e = min64(e, t + 1);
+    if (causal) e = min64(e, mla::causal_end(t, n, qn));
     return e;
   };
   std::int64_t hi[kExTok];
@@ -372,7 +372,7 @@ __global__ void exact_den_kernel(const float* store, std::int64_t key0, std::int
   const int t = static_cast<int>(th / N);
   const std::int64_t lo = tile * kKeyTile;
   std::int64_t end = min64(n, lo + kKeyTile);
-  if (causal) end = min64(end, t + 1);
+  if (causal) end = min64(end, mla::causal_end(t, n, qn));
   const float m = mx[th];
   mla::ExactBins acc;
   acc.clear();
@@ -431,7 +431,7 @@ __global__ void vllm_partial_kernel(const float* store, std::int64_t key0, std::
 #pragma unroll
   for (int k = 0; k < kVlTok; ++k) {
     const int t = t0 + k;
-    last[k] = t < qn ? (causal ? min64(n, t + 1) : n) : 0;
+    last[k] = t < qn ? (causal ? min64(n, mla::causal_end(t, n, qn)) : n) : 0;
     last_max = last[k] > last_max ? last[k] : last_max;
   }
   // The max: each thread scans keys tid, tid + nthr, ... (strict >, so its first maximum).

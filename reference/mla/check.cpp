@@ -19,6 +19,7 @@
 #include "reference/mla/math/all.h"
 #include "reference/mla/merge_rules.h"
 #include "reference/mla/stages.h"
+#include "reference/mla/token_groups.h"
 
 namespace cp::mla {
 
@@ -274,24 +275,19 @@ class CheckRun {
     if (opts_.stop && opts_.stop()) throw CheckStopped();
   }
 
-  // One Work per prefill, in prefill order; prefill token index of each.
+  // One Work per token group (token_groups.h: a prefill, or the two groups of a merged row), in
+  // prefill order; the reference's works are the same groups as ordinary requests.
   void make_works() {
-    ref_.resize(plan_.prefills.size());
-    chk_.resize(plan_.prefills.size());
-    work_of_.assign(c_.ctx.size(), -1);
-    ranks_.assign(plan_.prefills.size(), {});
-    for (std::size_t k = 0; k < plan_.prefills.size(); ++k) {
-      const int r = plan_.prefills[k];
-      for (auto* w : {&ref_[k], &chk_[k]}) {
-        w->request = r;
-        w->qn = static_cast<int>(c_.q[static_cast<std::size_t>(r)]);
-        w->ctx = c_.ctx[static_cast<std::size_t>(r)];
-        w->token0 = T_;
-        w->q = in_.query[static_cast<std::size_t>(r)].data();
-      }
-      work_of_[static_cast<std::size_t>(r)] = static_cast<int>(k);
-      T_ += c_.q[static_cast<std::size_t>(r)];
-      res_.context_rows += c_.ctx[static_cast<std::size_t>(r)];
+    const TokenGroups ref_groups = token_groups(c_, plan_, false);
+    const std::size_t n = groups_.groups.size();
+    ref_.resize(n);
+    chk_.resize(n);
+    ranks_.assign(n, {});
+    for (std::size_t k = 0; k < n; ++k) {
+      set_work(chk_[k], groups_.groups[k]);
+      set_work(ref_[k], ref_groups.groups[k]);
+      T_ += groups_.groups[k].qn;
+      res_.context_rows += groups_.groups[k].ctx - groups_.groups[k].lead_q;
     }
     res_.prefill_tokens = T_;
     per_token_ = static_cast<std::size_t>(s_.N) * s_.Vd;
@@ -311,12 +307,22 @@ class CheckRun {
       sims_[ci] = simulate_chunk(c_, plan_, mvs_[ci]);
     }
   }
-  Work& work_for(const ChunkEntry& e) {
-    return chk_[static_cast<std::size_t>(work_of_[static_cast<std::size_t>(e.request)])];
+  void set_work(Work& w, const TokenGroup& g) const {
+    w.request = g.request;
+    w.qn = g.qn;
+    w.ctx = g.ctx;
+    w.token0 = g.token0;
+    w.lead_ctx = g.lead_ctx;
+    w.lead_q = g.lead_q;
+    w.q = in_.query[static_cast<std::size_t>(g.request)].data() + static_cast<std::size_t>(g.q_offset) * s_.N * s_.qk();
   }
+  std::size_t index_of(const Work& w) const { return static_cast<std::size_t>(&w - chk_.data()); }
+  // The causal suffix's rows: the leading keys (a merged row's a tokens), then its own new tokens.
   void load_suffix(const Work& w) {
-    rows_.resize(static_cast<std::size_t>(w.qn * s_.row()));
-    for (int k = 0; k < w.qn; ++k) in_.fetch(w.request, w.ctx + k, rows_.data() + k * s_.row());
+    const int R = s_.row();
+    rows_.resize(static_cast<std::size_t>(w.suffix_rows() * R));
+    for (int k = 0; k < w.lead_q; ++k) in_.fetch(w.request, w.lead_ctx + k, rows_.data() + k * R);
+    for (int k = 0; k < w.qn; ++k) in_.fetch(w.request, w.ctx + k, rows_.data() + (w.lead_q + k) * R);
   }
 
   // One pass (stages.h): every chunk's workspace (gather, collective, reorg; checked against the
@@ -329,7 +335,9 @@ class CheckRun {
       const auto ws = build_workspace(in_, plan_, mvs_[ci], ci);
       if (pass.scores) cross_check(in_, ws, sims_[ci], ci);
       for (std::size_t b = 0; b < ch.entries.size(); ++b)
-        attend_entry(pass, work_for(ch.entries[b]), ws.data(), attended_spans(mvs_[ci], ch, b, plan_.dcp), ci, b);
+        for (int k : groups_.served(ch, b))
+          attend_entry(pass, chk_[static_cast<std::size_t>(k)], ws.data(), attended_spans(mvs_[ci], ch, b, plan_.dcp),
+                       ci, b);
     }
     for (auto& w : chk_) {
       load_suffix(w);  // gather of the new tokens' own rows
@@ -363,14 +371,14 @@ class CheckRun {
   // The same stages on a request's causal suffix (rows_), the merge being the final
   // merge(context, suffix) per flavour.
   void attend_suffix(const Pass& pass, Work& w) {
-    if (pass.scores) eng_.scores(w, rows_.data(), w.qn, true);
+    if (pass.scores) eng_.scores(w, rows_.data(), w.suffix_rows(), true);
     if (!pass.accumulate) return;
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
     po_.assign(th * s_.Vd, 0.0f);
     pl_.assign(th, neg_inf());
     Engine::Partial part;
-    if (opts_.vllm) eng_.begin_partial(w, w.qn, true, part);
-    eng_.accumulate(w, rows_.data(), w.qn, true, opts_.exact, false, opts_.vllm ? &part : nullptr);
+    if (opts_.vllm) eng_.begin_partial(w, w.suffix_rows(), true, part);
+    eng_.accumulate(w, rows_.data(), w.suffix_rows(), true, opts_.exact, false, opts_.vllm ? &part : nullptr);
     if (opts_.vllm) eng_.end_partial(w, part, po_.data(), pl_.data());
     if (pass.merge && opts_.vllm) merge_with_suffix(w);
   }
@@ -416,7 +424,7 @@ class CheckRun {
   // without rows of the request contributing (0, -inf), and the ranks combine once before the
   // final merge (combine_ranks), so an empty+empty merge on one rank (CB-1) shows as its NaN.
   void local_ranks_entry(const Pass& pass, Work& w, const Row* ws, const std::vector<AttendSpan>& spans) {
-    auto& rs = ranks_[static_cast<std::size_t>(work_of_[static_cast<std::size_t>(w.request)])];
+    auto& rs = ranks_[index_of(w)];
     rs.resize(static_cast<std::size_t>(plan_.dcp));
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
     for (std::int64_t d = 0; d < plan_.dcp; ++d) {
@@ -434,7 +442,7 @@ class CheckRun {
     }
   }
   void combine_ranks(Work& w) {
-    auto& rs = ranks_[static_cast<std::size_t>(work_of_[static_cast<std::size_t>(w.request)])];
+    auto& rs = ranks_[index_of(w)];
     if (rs.empty()) return;  // in no chunk: merge_with_suffix's (0, -inf)
     const std::size_t th = static_cast<std::size_t>(w.qn) * s_.N;
     for (int f = 0; f < 2; ++f) {
@@ -591,15 +599,20 @@ class CheckRun {
       rt[k].request = chk_[k].request;
       rt[k].ctx = chk_[k].ctx;
       cnt[k].assign(static_cast<std::size_t>(chk_[k].ctx), 0);
+      // A merged row's b group sees [lead_ctx, lead_ctx + lead_q) through its causal part, once.
+      for (std::int64_t p = chk_[k].lead_ctx; p < chk_[k].lead_ctx + chk_[k].lead_q && p < chk_[k].ctx; ++p)
+        cnt[k][static_cast<std::size_t>(p)] = 1;
     }
     for (std::size_t ci = 0; ci < plan_.chunks.size(); ++ci) {
       const Chunk& ch = plan_.chunks[ci];
       for (std::size_t b = 0; b < ch.entries.size(); ++b) {
         const int r = ch.entries[b].request;
-        const auto k = static_cast<std::size_t>(work_of_[static_cast<std::size_t>(r)]);
-        for (const AttendSpan& sp : attended_spans(mvs_[ci], ch, b, plan_.dcp))
-          for (std::int64_t t = sp.lo; t < sp.hi; ++t)
-            route_row(rt[k], cnt[k], r, sims_[ci][static_cast<std::size_t>(t)]);
+        for (int g : groups_.served(ch, b)) {
+          const auto k = static_cast<std::size_t>(g);
+          for (const AttendSpan& sp : attended_spans(mvs_[ci], ch, b, plan_.dcp))
+            for (std::int64_t t = sp.lo; t < sp.hi; ++t)
+              route_row(rt[k], cnt[k], r, sims_[ci][static_cast<std::size_t>(t)]);
+        }
       }
     }
     for (std::size_t k = 0; k < chk_.size(); ++k) {
@@ -610,7 +623,10 @@ class CheckRun {
   }
   static void route_row(RequestRouting& rr, std::vector<std::uint8_t>& cnt, int r, const RowSource& rs) {
     ++rr.rows;
-    if (rs.kind == RowKind::context && rs.request == r) {
+    // A merged row's a group: positions past its own context are its new tokens or later ones.
+    if (rs.kind == RowKind::context && rs.request == r && rs.position >= static_cast<std::int64_t>(cnt.size())) {
+      ++rr.new_token_rows;
+    } else if (rs.kind == RowKind::context && rs.request == r) {
       auto& x = cnt[static_cast<std::size_t>(rs.position)];
       if (x < 255) ++x;
     } else if (rs.kind == RowKind::context) {
@@ -685,7 +701,7 @@ class CheckRun {
   const Engine eng_;
   const Engine ref_eng_;
   std::vector<Work> ref_, chk_;
-  std::vector<int> work_of_;
+  const TokenGroups groups_ = token_groups(c_, plan_, true);
   std::vector<std::vector<Work>> ranks_;  // [work][rank]: each rank's running partial (Plan::local_attention)
   std::int64_t T_ = 0;
   std::size_t per_token_ = 0;
@@ -739,13 +755,13 @@ struct PcpFold {
 
   void add(const PcpRankView& v, CheckResult& rr) {
     std::int64_t t0 = 0;
-    for (int i : v.plan.prefills) {
-      const PcpRow& row = v.row_of[static_cast<std::size_t>(i)];
-      const std::int64_t off = row.start - c.ctx[static_cast<std::size_t>(row.request)];
-      if (res.exact.ran)
-        for (std::int64_t t = 0; t < row.len; ++t) compare_token(row, off + t, t0 + t);
-      t0 += row.len;
-    }
+    for (int i : v.plan.prefills)  // a merged row's tokens: a's, then b's
+      for (const PcpRow* row : {&v.lead_of[static_cast<std::size_t>(i)], &v.row_of[static_cast<std::size_t>(i)]}) {
+        const std::int64_t off = row->start - c.ctx[static_cast<std::size_t>(row->request)];
+        if (res.exact.ran)
+          for (std::int64_t t = 0; t < row->len; ++t) compare_token(*row, off + t, t0 + t);
+        t0 += row->len;
+      }
     append(res.chunked_out, rr.chunked_out);
     append(res.reference_lse, rr.reference_lse);
     for (int f = 0; f < 2; ++f) {
@@ -858,16 +874,43 @@ void run_pcp_check(const Case& c, const CheckOptions& opts, CheckResult& res) {
   }
 }
 
+// The rank's rows as its plan's batch: one manager row each, or under ctx_reuse (#57668) a merged
+// row where the manager's pair (a, b) stands (PcpRank::merges: b = a + 1).
+void rank_rows(const PcpRank& rk, PcpRankView& v) {
+  v.row_of.clear();
+  v.lead_of.clear();
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < rk.rows.size(); ++i) {
+    const bool pair = m < rk.merges.size() && rk.merges[m].row_a == static_cast<int>(i);
+    PcpRow lead = rk.rows[i];
+    lead.len = 0;
+    if (pair) {
+      lead = rk.rows[i];
+      ++i, ++m;
+    }
+    v.lead_of.push_back(lead);
+    v.row_of.push_back(rk.rows[i]);
+  }
+}
+
+// A row's query tokens (start - N .. start - N + len - 1 of its request's) appended to `q`.
+void append_row_query(const Case& c, const Inputs& global, const PcpRow& row, std::vector<float>& q) {
+  const auto req = static_cast<std::size_t>(row.request);
+  const std::size_t per = static_cast<std::size_t>(global.s.N) * global.s.qk();
+  const std::int64_t off = row.start - c.ctx[req];
+  if (off < 0 || off + row.len > c.q[req])
+    throw std::logic_error("pcp_rank_views: row (" + std::to_string(row.request) + ", " + std::to_string(row.start) +
+                           ", " + std::to_string(row.len) + ") lies outside its request's new tokens");
+  const auto& g = global.query[req];
+  q.insert(q.end(), g.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(off) * per),
+           g.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(off + row.len) * per));
+}
+
 }  // namespace
 
 std::vector<PcpRankView> pcp_rank_views(const Case& c, const Inputs& global) {
   const Plan first = make_plan(c);
   if (!first.pcp) throw std::logic_error("pcp_rank_views: not a pcp plan");
-  if (c.ctx_reuse)  // merged rows attend a shared and a tail chunk: not a row of the manager
-    throw std::invalid_argument(
-        "the numerics run a pcp plan's rows as the manager made them; ctx_reuse=on merges rows (#57668): checked by "
-        "the invariants (CR-1..CR-6, I-3, I-13), its numerics (R-5) argued in docs/plan.md, not run");
-  const std::size_t per = static_cast<std::size_t>(global.s.N) * global.s.qk();
   std::vector<PcpRankView> out;
   for (std::int64_t r = 0; r < first.pcp->size; ++r) {
     PcpRankView& v = out.emplace_back();
@@ -875,7 +918,7 @@ std::vector<PcpRankView> pcp_rank_views(const Case& c, const Inputs& global) {
     Case k = c;
     k.pcp_rank = r;
     v.plan = make_plan(k);
-    v.row_of = v.plan.pcp->ranks[static_cast<std::size_t>(r)].rows;
+    rank_rows(v.plan.pcp->ranks[static_cast<std::size_t>(r)], v);
     v.rows = c;
     v.rows.ctx = v.plan.pcp->batch_ctx;
     v.rows.q = v.plan.pcp->batch_q;
@@ -884,17 +927,11 @@ std::vector<PcpRankView> pcp_rank_views(const Case& c, const Inputs& global) {
     v.in.q = v.rows.q;
     v.in.block_table.clear();
     v.in.query.clear();
-    for (const PcpRow& row : v.row_of) {
-      const auto req = static_cast<std::size_t>(row.request);
-      const std::int64_t off = row.start - c.ctx[req];
-      if (off < 0 || off + row.len > c.q[req])
-        throw std::logic_error("pcp_rank_views: row (" + std::to_string(row.request) + ", " +
-                               std::to_string(row.start) + ", " + std::to_string(row.len) +
-                               ") lies outside its request's new tokens");
-      v.in.block_table.push_back(global.block_table[req]);
-      const auto& q = global.query[req];
-      v.in.query.emplace_back(q.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(off) * per),
-                              q.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(off + row.len) * per));
+    for (std::size_t i = 0; i < v.row_of.size(); ++i) {
+      v.in.block_table.push_back(global.block_table[static_cast<std::size_t>(v.row_of[i].request)]);
+      auto& q = v.in.query.emplace_back();
+      append_row_query(c, global, v.lead_of[i], q);  // a merged row: a's tokens first, then b's
+      append_row_query(c, global, v.row_of[i], q);
     }
   }
   return out;

@@ -172,12 +172,20 @@ CheckResult run_check(const Case& c, const CheckOptions& opts);
 // its query tokens start - N .. start - N + len - 1. run_check runs every rank this way and
 // compares every row's outputs with the unchunked reference of the whole global request; the
 // GPU check runs the same views.
+//
+// Under ctx_reuse (#57668) a rank's plan batch holds merged rows: batch row i is the manager's
+// pair (lead_of[i] = row a, row_of[i] = row b), its query tokens a's then b's (one causal
+// sequence), and its plan chunks are the shared and tail chunks; the numerics run it as two token
+// groups (token_groups.h). In bf16 the merged row's causal part reads a's fresh K/V, the same
+// values the fallback reads back from the paged cache; an fp8 cache (kv_cache_dtype) is not
+// modelled.
 struct PcpRankView {
   int rank = 0;
-  Case rows;                   // the row batch, the case's geometry
-  Plan plan;                   // the rank's v6 plan over its rows
-  Inputs in;                   // request i = row i
-  std::vector<PcpRow> row_of;  // row i: global request, start, len
+  Case rows;                    // the row batch, the case's geometry
+  Plan plan;                    // the rank's plan over its rows (v6, or ctx_reuse's merged plan)
+  Inputs in;                    // request i = batch row i
+  std::vector<PcpRow> row_of;   // batch row i: global request, start, len (a merged row: row b)
+  std::vector<PcpRow> lead_of;  // batch row i's leading row a (len 0: not merged)
 };
 std::vector<PcpRankView> pcp_rank_views(const Case& c, const Inputs& global);
 
@@ -194,5 +202,7 @@ inline constexpr double kVllmBoundRel = 0x1p-12;
 // them, 1..5 requests (q <= 1 leading ones are decodes), contexts that span several chunks.
 // For packed versions the workspace is a multiple of lcm(B, I*W) as their sizing guarantees.
 Case random_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index);
+// random_case of a pcp version with dcp=1 and ctx_reuse=on (the conditions of #57668's plan).
+Case random_reuse_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index);
 
 }  // namespace cp::mla

@@ -138,4 +138,17 @@ Case random_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index)
   }
 }
 
+// random_case of a pcp version as PCP context reuse runs it (#57668's conditions, §2.2): dcp 1,
+// ctx_reuse=on, causal, no sliding window; the rest of the draw kept.
+Case random_reuse_case(Version v, Platform p, std::uint64_t seed, std::uint64_t index) {
+  Case c = random_case(v, p, seed, index);
+  if (!info(v).family->partitions_global_batch)
+    throw std::invalid_argument("random_reuse_case: " + std::string(name(v)) + " has no PCP rows to merge");
+  c.dcp = 1;
+  c.interleave = 1;
+  c.ctx_reuse = true;
+  validate_case(c);
+  return c;
+}
+
 }  // namespace cp::mla

@@ -163,7 +163,7 @@ void Engine::init(Work& w, bool oracle) const {
   w.mx.assign(th, neg_inf());
   w.ctx_scores.clear();
   w.cursor = 0;
-  w.suf_scores.assign(static_cast<std::size_t>(w.qn) * th, 0.0f);
+  w.suf_scores.assign(static_cast<std::size_t>(w.lead_q + w.qn) * th, 0.0f);
   ExactAcc z;
   z.clear();
   w.den.assign(th, z);
@@ -178,7 +178,7 @@ void Engine::init(Work& w, bool oracle) const {
 // causal: the rows are the request's new tokens 0..n-1 and token t sees keys j <= t.
 void Engine::scores(Work& w, const Row* rows, std::int64_t n, bool causal) const {
   float* out;
-  if (causal) {
+  if (causal) {  // lead_q + qn suffix keys (init sized the store for them)
     out = w.suf_scores.data();
   } else {
     const std::size_t at = w.ctx_scores.size();
@@ -199,7 +199,7 @@ void Engine::scores(Work& w, const Row* rows, std::int64_t n, bool causal) const
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t th = th0; th < th1; ++th) {
         const int t = static_cast<int>(th / N), h = static_cast<int>(th % N);
-        if (causal && t < i) continue;
+        if (causal && i >= causal_end(t, n, qn)) continue;
         const float d = dot_concat(w.q + (t * N + h) * qk, kn.data() + (i * N + h) * Pn, Pn, kpe.data() + i * Rr, Rr);
         const float sc = mul_rn(d, in_.scale);
         out[(i * qn + t) * N + h] = sc;
@@ -218,7 +218,7 @@ void Engine::begin_partial(const Work& w, std::int64_t n, bool causal, Partial& 
   p.acc.assign(th * static_cast<std::size_t>(s_.Vd), 0.0f);
   const float* sc = causal ? w.suf_scores.data() : w.ctx_scores.data() + w.cursor;
   for (std::int64_t i = 0; i < n; ++i)
-    for (int t = causal ? static_cast<int>(i) : 0; t < qn; ++t)
+    for (int t = causal ? static_cast<int>(causal_first_token(i, n, qn)) : 0; t < qn; ++t)
       for (int h = 0; h < N; ++h) {
         float& m = p.m[static_cast<std::size_t>(t * N + h)];
         m = max_sel(sc[(i * qn + t) * N + h], m);
@@ -271,7 +271,7 @@ void Engine::accumulate(Work& w, const Row* rows, std::int64_t n, bool causal, b
                  for (std::int64_t tth = th0; tth < th1; ++tth) {
                    const int t = static_cast<int>(tth / N), h = static_cast<int>(tth % N);
                    const std::size_t th = static_cast<std::size_t>(t * N + h);
-                   const std::int64_t last = causal ? std::min<std::int64_t>(n, t + 1) : n;
+                   const std::int64_t last = causal ? std::min<std::int64_t>(n, causal_end(t, n, qn)) : n;
                    if (oracle) {
                      const float m = w.mx[th];
                      for (std::int64_t i = 0; i < last; ++i) {
@@ -313,7 +313,7 @@ void Engine::accumulate_exact(Work& w, const float* v, const float* sc, std::int
     for (std::int64_t i = i0; i < i1; ++i) {
       const float* vi = v + (i * N + h) * Vd;
       for (int d = 0; d < Vd; ++d) vd[static_cast<std::size_t>(d)] = decompose_once(vi[d]);
-      for (int t = causal ? static_cast<int>(i) : 0; t < qn; ++t) {
+      for (int t = causal ? static_cast<int>(causal_first_token(i, n, qn)) : 0; t < qn; ++t) {
         const std::size_t th = static_cast<std::size_t>(t * N + h);
         const float p = exp_cp(sub_rn(sc[(i * qn + t) * N + h], w.mx[th]));
         w.den[th].add(p);

@@ -20,12 +20,17 @@ struct Work {
   int request = 0;
   int qn = 0;
   std::int64_t ctx = 0;
-  std::int64_t token0 = 0;         // prefill token index of its first new token
+  std::int64_t token0 = 0;  // prefill token index of its first new token
+  // The causal suffix's leading keys (a merged row's b group, token_groups.h): positions
+  // [lead_ctx, lead_ctx + lead_q) before its own tokens [ctx, ctx + qn).
+  std::int64_t lead_ctx = 0;
+  int lead_q = 0;
+  std::int64_t suffix_rows() const { return lead_q + qn; }
   const float* q = nullptr;        // [qn][N][qk]
   std::vector<float> mx;           // [qn][N] global row max of the attended scores
   std::vector<float> ctx_scores;   // context keys, appended per batch: [rows][qn][N]
   std::size_t cursor = 0;          // read position of accumulate in ctx_scores
-  std::vector<float> suf_scores;   // causal suffix: [key j][qn][N]
+  std::vector<float> suf_scores;   // causal suffix: [key j][qn][N], lead_q + qn keys
   std::vector<ExactAcc> den, num;  // [qn][N], [qn][N][Vd]
   // vLLM path: running context partial per flavour ([qn][N][Vd], lse [N][qn]).
   bool have_part = false;
@@ -45,7 +50,8 @@ class Engine {
   void init(Work& w, bool oracle) const;
 
   // up-projection (K) + scores: score every (token, head) of `n` rows, update the row max.
-  // causal: the rows are the request's new tokens 0..n-1 and token t sees keys j <= t.
+  // causal: the rows are the causal suffix's n keys and token t sees keys j < causal_end(t, n, qn)
+  // (math/causal.h: j <= t for a request's own new tokens, n == qn).
   void scores(Work& w, const Row* rows, std::int64_t n, bool causal) const;
 
   // vLLM path: the fp32 softmax of one chunk's rows for a request, accumulated over

@@ -98,6 +98,25 @@ TEST(GpuCheck, PcpRowsEveryRankBitIdenticalToTheCpu) {
     }
 }
 
+// PCP context reuse (#57668, issue 25 item 5): each rank's merged rows on the GPU — the shared
+// chunk for both token groups, the tail (its start not block-aligned) for b's, b's causal part with
+// a's keys (the bottom-right mask, reference/mla/math/causal.h) — GPU == CPU on every bit, on random
+// reuse cases of the three managers, vLLM's unaligned tail, and the reversed pair's hazard (the GPU
+// must produce the CPU's wrong bits).
+TEST(GpuCheck, PcpReuseMergedRowsBitIdenticalToTheCpu) {
+  CP_REQUIRE_GPU();
+  std::vector<cp::Case> cases{
+      cp::parse_case("version=pcp-c platform=cuda workspace=64 block=16 pcp=2 ctx=70 q=32 ctx_reuse=on"),
+      cp::parse_case("version=pcp-b platform=cuda workspace=128 block=16 pcp=2 ctx=0 q=64 ctx_reuse=on")};
+  for (cp::Version v : {cp::Version::pcp_a, cp::Version::pcp_b, cp::Version::pcp_c})
+    for (std::uint64_t i = 0; i < 8; ++i)
+      cases.push_back(cp::mla::random_reuse_case(v, i % 2 ? cp::Platform::rocm : cp::Platform::cuda, 1, i));
+  for (const cp::Case& c : cases) {
+    const auto r = cp::gpu::check_one(c, true);
+    EXPECT_TRUE(r.agree) << r.line << "\n  case: " << cp::print_case(c);
+  }
+}
+
 // The local-shard family (pcp-local-shard, issue 25 item 5): mla_pcp.py's order on the GPU — each
 // DCP rank (emulated on one GPU) attends its own rows per chunk and folds its chunk partials,
 // then one LSE combine across the ranks — GPU == CPU bit for bit on random cases of both

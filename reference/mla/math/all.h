@@ -3,6 +3,7 @@
 #pragma once
 
 #include "reference/mla/math/bf16.h"
+#include "reference/mla/math/causal.h"
 #include "reference/mla/math/dot.h"
 #include "reference/mla/math/exact_accumulator.h"
 #include "reference/mla/math/exp.h"
