@@ -8,6 +8,7 @@
 #include "invariants/catalogue.h"
 #include "invariants/interval/local_len.h"
 #include "invariants/reorg_walk.h"
+#include "reference/dcp/movement.h"
 #include "reference/dcp/ownership.h"
 
 namespace cp::detail {
@@ -50,6 +51,7 @@ class ChunkWalk {
         text_(!verdict_only()) {}
 
   void run(ReceiptVisitor done) {
+    if (p_.local_attention) return run_local(done);
     const std::size_t n = ch_.entries.size();
     b_ = 0;
     begin_entry();
@@ -100,6 +102,27 @@ class ChunkWalk {
     if (out < total) emit({-1, 0, 0, total - out, out});  // never written: stale buffer rows
     row_ = total;
     settle();
+  }
+
+  // Local attention (movement.h: local_attend): an entry receives, rank after rank, the slots of
+  // that rank's gather runs of its request (the rows attended_spans names), numbered from 0 as
+  // the token walk numbers them. Exact while one rank's runs do not overlap in its buffer
+  // (local_shard_movement packs them entry after entry), so every run's rows hold its own slots.
+  void run_local(ReceiptVisitor done) {
+    const ChunkMovement m = chunk_movement(p_, ch_);
+    for (b_ = 0; b_ < ch_.entries.size(); ++b_) {
+      begin_entry();
+      const int request = ch_.entries[b_].request;
+      std::int64_t row = 0;
+      for (std::int64_t r = 0; r < W_; ++r)
+        for (const CopyRun& g0 : m.gather) {
+          const CopyRun g = clip_gather(m, g0);
+          if (g.request != request || !runs_on(m, g, r) || g.len == 0) continue;
+          overlap({request, r, g.src, g.src + g.len, row});
+          row += g.len;
+        }
+      finish_entry(done);
+    }
   }
 
  private:
