@@ -43,4 +43,10 @@ family() {  # name versions platforms stop_on
 }
 family "v1-dcp/rocm per-step assert" v1-dcp rocm 'max_context_chunk % dcp_world_size'
 family "v2-interleave/cuda I>1 (I-6)" v2-interleave cuda 'I-6&interleave>1'
+# The bug cases of vllm-pcp-and-sparse.md (issue 25 item 3; the regression files name each one).
+family "#51252 indexer-dsv4 (E-3)" indexer-dsv4 both 'E-3'
+family "DB-2 gathered I>1 (D-5)" gathered-pr56157 both 'D-5&interleave>1'
+family "P-13 under DCP (pcp-a/b/c)" pcp-a,pcp-b,pcp-c both 'P-13&dcp>1'
+family "#57170 reservation (Z-1)" v6-sparse both 'Z-1'
+family "CB-1 local-shard merge (C-5)" pcp-local-shard both 'C-5'
 # family "v4-pr47327 misaligned (I-6)" v4-pr47327 all 'I-6'

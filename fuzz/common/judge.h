@@ -50,6 +50,9 @@ std::int64_t max_fuzz_work();
 // Without it 1 case in 10 had millions of rows and the search ran at 11-19 executions a second
 // (tokenspeed-compact, session 6); the engines' bugs all have cases far below it.
 inline constexpr std::int64_t kMaxFuzzTokenRows = std::int64_t{1} << 17;
+// The bound on plan_cost.h's token_level_rows() (the PCP layout's slots and the simulated rows of
+// a family without an interval level); CHUNKPROOF_FUZZ_MAX_TOKEN_ROWS overrides it.
+std::int64_t max_fuzz_token_rows();
 
 // With `known` (the signatures a FindingSink already recorded), a finding of a known signature
 // comes back with only its kind and `known` set: the signature, case line, tags and detail are
