@@ -1,6 +1,6 @@
 #!/bin/sh
 # Time to the first finding of a bug family from an EMPTY corpus, median of 5 seeds.
-#   bench/fuzz_ttf.sh [FUZZ_BUILD [MAX_SECONDS]]
+#   [ONLY=TEXT] bench/fuzz_ttf.sh [FUZZ_BUILD [MAX_SECONDS]]
 # The family is selected with CHUNKPROOF_FUZZ_STOP_ON (fuzz/common/judge.h): the first finding
 # whose tags contain every '&'-separated part aborts, and libFuzzer stops there. One process,
 # every flag of corpus/planner_fuzz.options as a campaign uses them (FLAGS="..." appends). Wall and CPU seconds are both
@@ -19,6 +19,7 @@ opts=$(awk '/^\[/ {s = ($0 ~ /^\[libfuzzer\]/); next}
                                if (k == "dict") v = "corpus/" v; printf "-%s=%s ", k, v}' corpus/planner_fuzz.options)
 opts="$opts ${FLAGS:-}"
 family() {  # name versions platforms stop_on
+  case "$1" in *"${ONLY:-}"*) ;; *) return 0 ;; esac  # ONLY=TEXT: the families whose name contains it
   name=$1; times=""; cpus=""
   for seed in 1 2 3 4 5; do
     rm -rf "$tmp/c" && mkdir "$tmp/c"
