@@ -1,6 +1,6 @@
 #!/bin/sh
 # Time to the first finding of a bug family from an EMPTY corpus, median of 5 seeds.
-#   bench/fuzz_ttf.sh [FUZZ_BUILD [MAX_SECONDS]]
+#   [ONLY=TEXT] bench/fuzz_ttf.sh [FUZZ_BUILD [MAX_SECONDS]]
 # The family is selected with CHUNKPROOF_FUZZ_STOP_ON (fuzz/common/judge.h): the first finding
 # whose tags contain every '&'-separated part aborts, and libFuzzer stops there. One process,
 # every flag of corpus/planner_fuzz.options as a campaign uses them (FLAGS="..." appends). Wall and CPU seconds are both
@@ -19,6 +19,7 @@ opts=$(awk '/^\[/ {s = ($0 ~ /^\[libfuzzer\]/); next}
                                if (k == "dict") v = "corpus/" v; printf "-%s=%s ", k, v}' corpus/planner_fuzz.options)
 opts="$opts ${FLAGS:-}"
 family() {  # name versions platforms stop_on
+  case "$1" in *"${ONLY:-}"*) ;; *) return 0 ;; esac  # ONLY=TEXT: the families whose name contains it
   name=$1; times=""; cpus=""
   for seed in 1 2 3 4 5; do
     rm -rf "$tmp/c" && mkdir "$tmp/c"
@@ -43,4 +44,10 @@ family() {  # name versions platforms stop_on
 }
 family "v1-dcp/rocm per-step assert" v1-dcp rocm 'max_context_chunk % dcp_world_size'
 family "v2-interleave/cuda I>1 (I-6)" v2-interleave cuda 'I-6&interleave>1'
+# The bug cases of vllm-pcp-and-sparse.md (issue 25 item 3; the regression files name each one).
+family "#51252 indexer-dsv4 (E-3)" indexer-dsv4 both 'E-3'
+family "DB-2 gathered I>1 (D-5)" gathered-pr56157 both 'D-5&interleave>1'
+family "P-13 under DCP (pcp-a/b/c)" pcp-a,pcp-b,pcp-c both 'P-13&dcp>1'
+family "#57170 reservation (Z-1)" v6-sparse both 'Z-1'
+family "CB-1 local-shard merge (C-5)" pcp-local-shard both 'C-5'
 # family "v4-pr47327 misaligned (I-6)" v4-pr47327 all 'I-6'

@@ -3,10 +3,10 @@
 // enough to enumerate token by token.
 //
 // One input: a small case (any version, platform, block, DCP up to 8, any interleave dividing
-// the block, up to 6 requests of up to 600 context tokens) and, half the time, a few edits of
-// the plan the version produced (a rank's kept rows, a local start, a padded local length, a
-// span), so that the interval code is also checked on plans no planner makes today — the misaligned
-// reorgs, overlapping gathers and short spans a future planner bug would produce.
+// the block, up to 6 requests of up to 600 context tokens, the PCP, local-shard and indexer keys) and, half the time, a
+// few edits of the plan the version produced (a rank's kept rows, a local start, a padded local length, a span), so
+// that the interval code is also checked on plans no planner makes today — the misaligned reorgs, overlapping gathers
+// and short spans a future planner bug would produce.
 //
 // Crash: any of the 13 invariants differs between the two levels in verdict, violation count,
 // recorded violations (chunk, request, rank, row, expected, got, reason) or note; or the
@@ -22,10 +22,45 @@
 #include "invariants/catalogue.h"
 #include "invariants/reorg.h"
 #include "reference/arith/checked_int.h"
+#include "reference/planner/families/indexer/family.h"
+#include "reference/planner/families/local_shard/family.h"
+#include "reference/planner/families/pcp/family.h"
 
 namespace {
 
 using namespace cp;
+
+// The keys of the families that need them, each inside the rules validate_case applies (the
+// planner codec's choices, case_codec.cpp, at small sizes): PCP's P, rank, TP and context reuse;
+// the local shard's P, dcp in {P, TP*P} and whose rows; the indexer's compress ratio.
+void family_keys(FuzzedDataProvider& f, Case& c) {
+  const VersionInfo& vi = info(c.version);
+  const std::int64_t P = f.ConsumeIntegralInRange<std::int64_t>(1, 4);
+  if (vi.family == &pcp_family) {
+    c.pcp = P;
+    if (P > 1 && c.dcp > 1) c.dcp = P;  // {1, P}: every manager's rule accepts it
+    if (P == 1 && c.dcp > 1) c.tp = c.dcp;
+    if (const auto r = f.ConsumeIntegralInRange<std::int64_t>(0, P - 1); r > 0) c.pcp_rank = r;
+    c.ctx_reuse = f.ConsumeBool();
+    if (vi.pcp.graph_padding && f.ConsumeBool()) c.padded_num_tokens = f.ConsumeIntegralInRange<std::int64_t>(1, 64);
+  } else if (vi.family == &local_shard_family) {
+    c.pcp = std::max<std::int64_t>(2, P);
+    const bool reorg_path = f.ConsumeBool();  // dcp = TP*P with TP = 2: the all-gather + reorg path
+    c.dcp = reorg_path ? 2 * *c.pcp : *c.pcp;
+    if (reorg_path) c.tp = 2;
+    const auto m = f.ConsumeIntegralInRange<int>(0, 3);  // 0: replicated rows, else a PCP manager's
+    std::vector<Version> managers;
+    for (const auto& v : all_versions())
+      if (v.family == &pcp_family) managers.push_back(v.version);
+    if (m > 0 && !managers.empty()) {
+      c.pcp_rows = managers[static_cast<std::size_t>(m - 1) % managers.size()];
+      if (info(*c.pcp_rows).pcp.dcp_rule == PcpDcpRule::one_or_pcp) c.dcp = *c.pcp, c.tp.reset();
+      if (const auto r = f.ConsumeIntegralInRange<std::int64_t>(0, *c.pcp - 1); r > 0) c.pcp_rank = r;
+    }
+  } else if (vi.family == &indexer_family && vi.indexer.compresses) {
+    c.compress_ratio = f.ConsumeBool() ? 4 : 1;
+  }
+}
 
 Case decode_small(FuzzedDataProvider& f) {
   static constexpr std::array<std::int64_t, 8> kBlock{16, 64, 1, 2, 4, 8, 32, 12};
@@ -51,6 +86,8 @@ Case decode_small(FuzzedDataProvider& f) {
     c.ctx.push_back(f.ConsumeIntegralInRange<std::int64_t>(0, 600));
     c.q.push_back(f.ConsumeIntegralInRange<std::int64_t>(1, 8));
   }
+  family_keys(f, c);
+  if (decodes_must_lead(c)) order_decodes_first(c);
   return c;
 }
 
@@ -125,6 +162,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::string edits;
   if (f.ConsumeBool()) mutate(f, c, p, edits);
+  static const bool print = std::getenv("CHUNKPROOF_PRINT_CASE") != nullptr;  // which cases a corpus reaches
+  if (print) std::fprintf(stderr, "case: %s%s\n", print_case(c).c_str(), edits.c_str());
   for (const auto& inv : all_invariants()) {
     const InvariantResult t = check(inv.id, c, p, Level::token);
     const InvariantResult i = check(inv.id, c, p, Level::interval);
@@ -143,7 +182,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                tag + " violation " + std::to_string(k) + ": token " + describe(t.violations[k]) + "; interval " +
                    describe(i.violations[k]));
   }
-  const auto tk = reorg_counts(c, p, Level::token), ik = reorg_counts(c, p, Level::interval);
+  const Batch batch = batch_of(c, p);  // under PCP the plan's requests are the rank's rows
+  const auto tk = reorg_counts(batch, p, Level::token), ik = reorg_counts(batch, p, Level::interval);
   if (tk.size() != ik.size()) differ(c, edits, "I-9 entry count differs");
   for (std::size_t k = 0; k < tk.size(); ++k)
     if (!(tk[k] == ik[k]))

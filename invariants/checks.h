@@ -70,7 +70,9 @@ struct Strategy {
   bool token = true;
   bool fell_back = false;  // automatic chose the interval level: the plan is too large to simulate
 };
-Strategy choose(Level level, const Batch& b, const Plan& p);
+// `movement`: the check's interval level needs the family's movement in closed form (I-9:
+// FamilyInfo::interval_level); false: only the ownership formulas, the same for every family (I-11).
+Strategy choose(Level level, const Batch& b, const Plan& p, bool movement = true);
 // `r` with the fallback's note appended (full evaluation only).
 InvariantResult noted(const Strategy& s, InvariantResult r);
 

@@ -120,14 +120,19 @@ InvariantResult check_C3(const Batch& b, const Plan& p) {
   Sink s(InvariantId::C3_local_coverage);
   if (!p.built) return s.not_evaluated();
   if (p.num_with_context == 0) return s.not_applicable("no prefill has context: no context path");
+  // Local rows per (request, rank) over every chunk, in one pass (not one pass per request).
+  const auto W = static_cast<std::size_t>(p.dcp);
+  thread_local std::vector<std::int64_t> attended;
+  attended.assign(b.ctx.size() * W, 0);
+  for (const Chunk& ch : p.chunks)
+    for (const ChunkEntry& e : ch.entries)
+      for (std::size_t d = 0; d < std::min(W, e.kept.size()); ++d)
+        attended[static_cast<std::size_t>(e.request) * W + d] += e.kept[d];
   for (int r : p.prefills) {
     const auto& L = p.local_ctx[static_cast<std::size_t>(r)];
     std::int64_t shares = 0;
     for (std::int64_t d = 0; d < p.dcp; ++d) {
-      std::int64_t rows = 0;
-      for (const Chunk& ch : p.chunks)
-        for (const ChunkEntry& e : ch.entries)
-          if (e.request == r) rows += e.kept[static_cast<std::size_t>(d)];
+      const std::int64_t rows = attended[static_cast<std::size_t>(r) * W + static_cast<std::size_t>(d)];
       const std::int64_t share = L[static_cast<std::size_t>(d)];
       shares += share;
       if (rows != share)

@@ -21,9 +21,9 @@ bool token_level_fits(const Batch& b, const Plan& p) {
 
 }  // namespace
 
-Strategy choose(Level level, const Batch& b, const Plan& p) {
+Strategy choose(Level level, const Batch& b, const Plan& p, bool movement) {
   // A family without closed-form interval formulas (FamilyInfo::interval_level) walks tokens.
-  if (!p.version_info().family->interval_level) return {.token = true};
+  if (movement && !p.version_info().family->interval_level) return {.token = true};
   switch (level) {
     case Level::token: return {.token = true};
     case Level::interval: return {.token = false};

@@ -91,5 +91,42 @@ TEST(CheckLevels, LargePlansAreDecidedAtIntervalLevelWithANote) {
   }
 }
 
+// Issue 25 item 3: the families whose movement is vLLM's (ATOM, the sparse families, TensorRT-LLM)
+// and the local shard's local attention are decided at interval level: on their regression plans,
+// and with a rank's rows dropped, both levels give the same results and I-9 counts.
+TEST(CheckLevels, FamiliesOnVllmMovementAndLocalAttentionAgreeWithTheTokenWalk) {
+  for (const char* line :
+       {"version=atom-current platform=rocm workspace=2048 block=16 dcp=4 interleave=4 ctx=1000,0,37,4096 q=3,4,5,6",
+        "version=atom-pre2113 platform=rocm workspace=100 block=16 dcp=1 ctx=70,50,0,30 q=2,2,2,2",
+        "version=gathered-pr56157 platform=cuda max_model_len=4096 max_num_seqs=4 block=64 dcp=2 interleave=64 ctx=1 "
+        "q=64",
+        "version=indexer-dsv4 platform=cuda max_model_len=4096 max_num_seqs=8 block=64 compress_ratio=4 "
+        "ctx=4094,4094,100 q=2,2,2",
+        "version=trtllm-sm90-pre19269 platform=cuda workspace=4096 block=64 ctx=12000,1200 q=16,16",
+        "version=pcp-local-shard platform=rocm workspace=64 block=4 dcp=2 interleave=2 pcp=2 ctx=100,7 q=7,3",
+        "version=pcp-local-shard platform=cuda workspace=256 block=16 dcp=3 pcp=3 pcp_rows=pcp-b ctx=300,40 q=9,5"}) {
+    const Case c = parse_case(line);
+    Plan p = make_plan(c);
+    for (int broken = 0; broken < 2; ++broken) {
+      if (broken == 1)  // a rank's rows dropped: the token walk sees positions never attended
+        for (auto& ch : p.chunks)
+          for (auto& e : ch.entries)
+            if (!e.kept.empty() && e.kept.back() > 0) e.kept.back() -= 1;
+      for (const auto& row : all_invariants())
+        expect_same(check(row.id, c, p, Level::token), check(row.id, c, p, Level::interval),
+                    std::string(row.tag) + (broken ? " broken " : " ") + line);
+      const Batch b = batch_of(c, p);
+      EXPECT_EQ(reorg_counts(b, p, Level::token), reorg_counts(b, p, Level::interval)) << line;
+    }
+  }
+  // Interval level for real: past 2^22 rows automatic decides I-9 without walking and says so.
+  for (const char* line :
+       {"version=atom-current platform=rocm workspace=65536 block=64 dcp=8 ctx=3000000,3000000 q=4,4",
+        "version=pcp-local-shard platform=rocm workspace=65536 block=64 dcp=2 pcp=2 ctx=6000000 q=4"})
+    EXPECT_EQ(result(evaluate(parse_case(line)), InvariantId::I9_reorg_exact).note,
+              "decided at interval level (over 2^22 rows to simulate)")
+        << line;
+}
+
 }  // namespace
 }  // namespace cp

@@ -76,6 +76,15 @@ std::int64_t max_fuzz_work() {
   return bound;
 }
 
+std::int64_t max_fuzz_token_rows() {
+  static const std::int64_t bound = [] {
+    const char* e = std::getenv("CHUNKPROOF_FUZZ_MAX_TOKEN_ROWS");
+    const long long v = e ? std::atoll(e) : 0;
+    return v > 0 ? static_cast<std::int64_t>(v) : kMaxFuzzTokenRows;
+  }();
+  return bound;
+}
+
 bool stop_on_matches(const std::string& stop_on, const std::string& tags) {
   if (stop_on.empty()) return false;
   std::size_t pos = 0;
@@ -108,7 +117,7 @@ std::string geometry_tags(const Case& c) {
 Judgement judge(const Case& c, const TargetConfig& cfg, const FindingSink* known) {
   Judgement j;
   if (!within_fuzz_bounds(c)) return j;
-  if (!info(c.version).family->interval_level && simulated_rows(c) > kMaxFuzzTokenRows) return j;
+  if (token_level_rows(c) > max_fuzz_token_rows()) return j;
   const bool expect_ok = cfg.expected_correct(c.version);
   if (expect_ok && !in_sizing_domain(c)) return j;  // an explicit S its own sizing never produces
   // Interval level: the verdicts and counts of the token-level checks (fuzz_interval_diff.cpp

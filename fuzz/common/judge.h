@@ -44,12 +44,15 @@ struct Judgement {
 // (docs/fuzzing.md).
 inline constexpr std::int64_t kMaxFuzzWork = std::int64_t{1} << 10;
 std::int64_t max_fuzz_work();
-// For a family without closed forms (FamilyInfo::interval_level false: ATOM, SGLang, TokenSpeed,
-// TensorRT-LLM) the token-walking checks cost the rows they simulate (plan_cost.h:
-// simulated_rows), whatever the plan's size: a case above this bound is skipped as too slow.
-// Without it 1 case in 10 had millions of rows and the search ran at 11-19 executions a second
-// (tokenspeed-compact, session 6); the engines' bugs all have cases far below it.
-inline constexpr std::int64_t kMaxFuzzTokenRows = std::int64_t{1} << 17;
+// What a judgement walks token by token whatever the plan's size (plan_cost.h: token_level_rows:
+// the PCP manager's gathered layout, and the rows of SGLang and TokenSpeed, the families without
+// an interval level) is bounded too: a case above it is skipped as too slow. At 2^17 a PCP case
+// with padded_num_tokens near 2^16 cost 1.6 ms and such inputs set the mean; at 2^12 the
+// engines' and the spec's bug cases are still found within a second (docs/measurements.md,
+// 2026-12-03-planner-fuzz-all-families). Without any bound 1 case in 10 had millions of rows.
+inline constexpr std::int64_t kMaxFuzzTokenRows = std::int64_t{1} << 12;
+// The bound on token_level_rows(); CHUNKPROOF_FUZZ_MAX_TOKEN_ROWS overrides it (measurements).
+std::int64_t max_fuzz_token_rows();
 
 // With `known` (the signatures a FindingSink already recorded), a finding of a known signature
 // comes back with only its kind and `known` set: the signature, case line, tags and detail are

@@ -4,6 +4,7 @@
 #include <exception>
 #include <numeric>
 
+#include "reference/planner/families/pcp/family.h"
 #include "reference/planner/plan.h"
 #include "reference/planner/versions.h"
 
@@ -22,6 +23,19 @@ std::int64_t simulated_rows(const Case& c) {
   for (auto x : c.ctx)
     if (x > 0) rows += (x + v) * std::max<std::int64_t>(1, c.dcp);
   return rows;
+}
+
+std::int64_t pcp_layout_slots(const Case& c) {
+  const bool manager = info(c.version).family == &pcp_family || c.pcp_rows.has_value();
+  if (!manager || !c.pcp) return 0;
+  std::int64_t tokens = 0;
+  for (auto q : c.q) tokens += q;
+  return *c.pcp * std::max(c.padded_num_tokens.value_or(0), tokens) + tokens;
+}
+
+std::int64_t token_level_rows(const Case& c) {
+  const std::int64_t slots = pcp_layout_slots(c);
+  return info(c.version).family->interval_level ? slots : slots + simulated_rows(c);
 }
 
 std::int64_t estimated_plan_entries(const Case& c) {

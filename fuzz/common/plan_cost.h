@@ -20,5 +20,14 @@ std::int64_t estimated_plan_entries(const Case& c);
 std::int64_t estimated_plan_work(const Case& c);
 // Rows the token-level simulation touches, roughly: sum over requests with context of (ctx + I*W) x W.
 std::int64_t simulated_rows(const Case& c);
+// Slots of the PCP manager's gathered layout a plan materialises (rows.h: PcpGathered, one per
+// token of every rank plus one restore entry per global token), at most P x max(T_pad, sum q) +
+// sum q (T_r is at most every new token: PCP-C replicates short prefills on every rank); 0 for a
+// case without a manager (the pcp family, or the local shard with pcp_rows). Never throws.
+std::int64_t pcp_layout_slots(const Case& c);
+// What one judgement costs token by token, whatever the plan's size: the PCP layout's slots, plus
+// the simulated rows of a family without an interval level (FamilyInfo::interval_level: SGLang,
+// TokenSpeed), whose I-9 walks every row. Never throws.
+std::int64_t token_level_rows(const Case& c);
 
 }  // namespace cp::fuzz

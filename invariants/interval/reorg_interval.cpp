@@ -8,6 +8,7 @@
 #include "invariants/catalogue.h"
 #include "invariants/interval/local_len.h"
 #include "invariants/reorg_walk.h"
+#include "reference/dcp/movement.h"
 #include "reference/dcp/ownership.h"
 
 namespace cp::detail {
@@ -28,6 +29,14 @@ struct Own {  // a run of the entry's own positions: rank, local slots [la, lb),
 struct Scratch {
   std::vector<Group> groups;
   std::vector<Own> own;
+  std::vector<std::size_t> order;  // run_local: gather runs by request and rank
+};
+
+// Compares a gather run (by index) with a request, for equal_range over Scratch::order.
+struct Request {
+  const ChunkMovement& m;
+  bool operator()(std::size_t i, int q) const { return m.gather[i].request < q; }
+  bool operator()(int q, std::size_t i) const { return q < m.gather[i].request; }
 };
 Scratch& scratch() {
   thread_local Scratch s;
@@ -50,6 +59,7 @@ class ChunkWalk {
         text_(!verdict_only()) {}
 
   void run(ReceiptVisitor done) {
+    if (p_.local_attention) return run_local(done);
     const std::size_t n = ch_.entries.size();
     b_ = 0;
     begin_entry();
@@ -100,6 +110,37 @@ class ChunkWalk {
     if (out < total) emit({-1, 0, 0, total - out, out});  // never written: stale buffer rows
     row_ = total;
     settle();
+  }
+
+  // Local attention (movement.h: local_attend): an entry receives, rank after rank, the slots of
+  // that rank's gather runs of its request (the rows attended_spans names), numbered from 0 as
+  // the token walk numbers them. Exact while one rank's runs do not overlap in its buffer
+  // (local_shard_movement packs them entry after entry), so every run's rows hold its own slots.
+  void run_local(ReceiptVisitor done) {
+    const ChunkMovement m = chunk_movement(p_, ch_);
+    // The runs by (request, rank, run): an entry finds its own without scanning every run.
+    auto& order = s_.order;
+    order.resize(m.gather.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto key = [&](std::size_t i) {
+      return std::pair{m.gather[i].request, m.gather_per_rank ? m.gather[i].rank : 0};
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    for (b_ = 0; b_ < ch_.entries.size(); ++b_) {
+      begin_entry();
+      const int request = ch_.entries[b_].request;
+      const auto [lo, hi] = std::equal_range(order.begin(), order.end(), request, Request{m});
+      std::int64_t row = 0;
+      // Every rank runs a run unless gather_per_rank: then each run once, its rank's, in rank order.
+      for (std::int64_t r = 0; r < (m.gather_per_rank ? 1 : W_); ++r)
+        for (auto it = lo; it != hi; ++it) {
+          const CopyRun g = clip_gather(m, m.gather[*it]);
+          if (g.len == 0 || (m.gather_per_rank && (g.rank < 0 || g.rank >= W_))) continue;
+          overlap({request, m.gather_per_rank ? g.rank : r, g.src, g.src + g.len, row});
+          row += g.len;
+        }
+      finish_entry(done);
+    }
   }
 
  private:

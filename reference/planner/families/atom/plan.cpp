@@ -177,6 +177,7 @@ const FamilyInfo atom_family{
     .init = &detail::atom_init,
     .plan = &detail::plan_atom,
     .movement = &vllm_chunk_movement,  // ag_row_indices is vLLM's reorg row for row (§1.3, §1.4)
+    .interval_level = true,            // vLLM's movement: I-9's closed form (invariants/interval/) is its exact walk
     .send_buffers_per_chunk = true,    // index_select and all_gather allocate (A4 step 2-3)
     .smt_encoded = true,               // invariants/smt/encode_atom.cpp
 };

@@ -92,6 +92,7 @@ const FamilyInfo gathered_family{
     .init = &detail::gathered_init,
     .plan = &detail::plan_gathered,
     .movement = &vllm_chunk_movement,  // gather rpr rows per region, rank-major all-gather, kept rows per rank
+    .interval_level = true,            // vLLM's movement: I-9's closed form (invariants/interval/) is its exact walk
     .spans_are_context = false,
     .smt_encoded = true,  // invariants/smt/encode_sparse.cpp
 };

@@ -148,6 +148,7 @@ const FamilyInfo indexer_family{
     .init = &detail::indexer_init,
     .plan = &detail::plan_indexer,
     .movement = &vllm_chunk_movement,  // one gather of each request's compressed K rows, no exchange
+    .interval_level = true,            // vLLM's movement: I-9's closed form (invariants/interval/) is its exact walk
     .spans_are_context = false,
     .smt_encoded = true,  // invariants/smt/encode_sparse.cpp
 };

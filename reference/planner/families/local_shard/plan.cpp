@@ -172,6 +172,7 @@ const FamilyInfo local_shard_family{
     .init = &detail::vllm_init,
     .plan = &detail::local_shard::plan_local_shard,
     .movement = &detail::local_shard::local_shard_movement,
+    .interval_level = true,           // vLLM's movement, or local attention over packed runs (invariants/interval/)
     .partitions_global_batch = true,  // pcp_rows: the PCP manager's rows per rank (the batch split is its own)
 };
 }  // namespace cp

@@ -90,10 +90,15 @@ void plan_rank(const Case& c, PcpRank& rk, Plan& plan, Case& rc, std::vector<std
   plan.local_ctx.clear();
   if (plan.is_dcp()) {  // DCP local lengths from the local rows (§1.4)
     plan.local_ctx.resize(rk.rows.size());
-    for (int i : plan.prefills)
+    for (int i : plan.prefills) {
+      // From the pool (planner.cpp): recycle() returns every row vector to it, so a vector
+      // allocated here grew the pool by one on every plan (issue 25 item 3).
+      auto& local = plan.local_ctx[static_cast<std::size_t>(i)];
+      local = take_rows();
       for (std::int64_t d = 0; d < plan.dcp; ++d)
-        plan.local_ctx[static_cast<std::size_t>(i)].push_back(
+        local.push_back(
             dcp_local_len(Int(rc.ctx[static_cast<std::size_t>(i)]), Int(plan.dcp), Int(d), Int(plan.interleave)).get());
+    }
   }
   if (plan.num_with_context == 0) {
     plan.built = true;

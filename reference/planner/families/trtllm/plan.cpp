@@ -99,6 +99,7 @@ const FamilyInfo trtllm_family{
     .init = &detail::trtllm_init,
     .plan = &detail::plan_trtllm,
     .movement = &vllm_chunk_movement,  // one token-granular gather per piece, no exchange
+    .interval_level = true,            // vLLM's movement: I-9's closed form (invariants/interval/) is its exact walk
     .smt_encoded = true,               // invariants/smt/encode_trtllm.cpp
 };
 }  // namespace cp
