@@ -109,12 +109,16 @@ InvariantResult check_I12(const Batch& batch, const Plan& p) {
         const std::int64_t first_tok = qsl[static_cast<std::size_t>(r)] - base;
         const bool masked = p.prefill_tokens_with_context && first_tok >= *p.prefill_tokens_with_context;
         if (!meet) {
-          s.note("chunks with no rows for a request occur, but " + std::string(kernel.id) + "'s loop (" +
-                 std::string(name(kernel.order)) + ", empty partials " + std::string(name(kernel.empty)) +
-                 ") never merges two empty states");
+          s.note([&] {
+            return "chunks with no rows for a request occur, but " + std::string(kernel.id) + "'s loop (" +
+                   std::string(name(kernel.order)) + ", empty partials " + std::string(name(kernel.empty)) +
+                   ") never merges two empty states";
+          });
         } else if (!nan_kernel) {
-          s.note("empty+empty merges occur but go through " + std::string(kernel.id) +
-                 ", whose both-empty rule is: " + std::string(name(kernel.both_empty)));
+          s.note([&] {
+            return "empty+empty merges occur but go through " + std::string(kernel.id) +
+                   ", whose both-empty rule is: " + std::string(name(kernel.both_empty));
+          });
         } else if (!masked) {
           s.add([&] {
             return Violation{.chunk = static_cast<int>(ci),

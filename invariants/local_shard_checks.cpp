@@ -194,8 +194,10 @@ InvariantResult check_C5(const Batch& batch, const Plan& p) {
       const auto rows = [&](std::size_t ci) { return p.chunks[ci].entries[b].kept[static_cast<std::size_t>(d)]; };
       if (rows(0) != 0 || rows(1) != 0) continue;  // the running partial is empty only while every chunk was
       if (kernel.both_empty != BothEmpty::nan) {
-        s.note("empty+empty merges of a rank's chunk partials occur but go through " + std::string(kernel.id) +
-               ", which copies the prefix and writes -inf");
+        s.note([&] {
+          return "empty+empty merges of a rank's chunk partials occur but go through " + std::string(kernel.id) +
+                 ", which copies the prefix and writes -inf";
+        });
         continue;
       }
       s.add([&] {

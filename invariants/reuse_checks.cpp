@@ -206,7 +206,7 @@ InvariantResult check_CR6(const Batch& b, const Plan& p) {
                          .reason = got > want ? "context gathered twice: no saving" : "context not gathered"};
       });
   }
-  s.note("merged rows gather " + str(reuse) + " rows; the v6 fallback would gather " + str(fallback));
+  s.note([&] { return "merged rows gather " + str(reuse) + " rows; the v6 fallback would gather " + str(fallback); });
   return s.done();
 }
 

@@ -48,8 +48,10 @@ InvariantResult check_E3(const Batch&, const Plan& p) {
     });
   }
   if (p.workspace_rows < p.workspace)
-    s.note("the consumer allocates " + str(p.workspace_rows) +
-           " K rows, the chunker admits up to WS=" + str(p.workspace));
+    s.note([&] {
+      return "the consumer allocates " + str(p.workspace_rows) +
+             " K rows, the chunker admits up to WS=" + str(p.workspace);
+    });
   return s.done();
 }
 
@@ -98,11 +100,15 @@ InvariantResult check_E5(const Batch& b, const Plan& p) {
     next = std::max(next, e);
   }
   if (next != total)
-    s.add(Violation{
-        .expected = "tokens covered up to " + str(total), .got = str(next), .reason = "prefill tokens never indexed"});
+    s.add([&] {
+      return Violation{
+          .expected = "tokens covered up to " + str(total), .got = str(next), .reason = "prefill tokens never indexed"};
+    });
   if (!p.empty_token_ranges.empty())
-    s.note(str(static_cast<std::int64_t>(p.empty_token_ranges.size())) +
-           " sub-slice(s) without K rows dropped: no top-k for their tokens (not analysed)");
+    s.note([&] {
+      return str(static_cast<std::int64_t>(p.empty_token_ranges.size())) +
+             " sub-slice(s) without K rows dropped: no top-k for their tokens (not analysed)";
+    });
   return s.done();
 }
 
@@ -215,12 +221,16 @@ InvariantResult check_Z1(const Batch&, const Plan& p) {
   if (p.profile_rows == 0)
     return s.not_applicable("no profile-run reservation modelled (a sparse builder sized from max_model_len)");
   if (p.profile_rows < p.workspace)
-    s.add(Violation{.expected = "profile-run kv_b_proj rows >= S_sparse=" + str(p.workspace),
-                    .got = str(p.profile_rows) + " (the dense formula)",
-                    .reason = "the profile run reserves less than a dense-MHA chunk up-projects: possible OOM"});
+    s.add([&] {
+      return Violation{.expected = "profile-run kv_b_proj rows >= S_sparse=" + str(p.workspace),
+                       .got = str(p.profile_rows) + " (the dense formula)",
+                       .reason = "the profile run reserves less than a dense-MHA chunk up-projects: possible OOM"};
+    });
   else if (p.profile_rows > p.workspace)
-    s.note("over-reservation (#57170): the profile run reserves " + str(p.profile_rows) + " rows for " +
-           str(p.workspace) + " needed");
+    s.note([&] {
+      return "over-reservation (#57170): the profile run reserves " + str(p.profile_rows) + " rows for " +
+             str(p.workspace) + " needed";
+    });
   return s.done();
 }
 
